@@ -1,0 +1,110 @@
+import {
+  type CallOptions,
+  Client,
+  type ClientOptions,
+  type ClientReadableStream,
+  credentials,
+  type ServiceError,
+  status,
+} from "@grpc/grpc-js";
+import { type AppError, type CallContext } from "@tocsin/core";
+import { contextToMetadata } from "./metadata.js";
+import { fromGrpcError } from "./status.js";
+import type { ReqOf, ResOf, ServiceDef, StreamKeys, UnaryKeys } from "./types.js";
+
+export interface CallOpts {
+  /** Per-call deadline; defaults to the client's. Bounded by `ctx.deadlineMs` when set. */
+  timeoutMs?: number;
+}
+
+export type PromiseClient<D extends ServiceDef> = {
+  [K in UnaryKeys<D>]: (req: ReqOf<D[K]>, ctx: CallContext, opts?: CallOpts) => Promise<ResOf<D[K]>>;
+} & {
+  /** Opens a server stream; the caller consumes `data`/`error`/`end` events. */
+  stream<K extends StreamKeys<D>>(method: K, req: ReqOf<D[K]>, ctx: CallContext): ClientReadableStream<ResOf<D[K]>>;
+  /** Resolves once the channel is connected, or rejects after `timeoutMs`. */
+  waitForReady(timeoutMs: number): Promise<void>;
+  close(): void;
+};
+
+export interface ClientConfig {
+  /** Name used in transport error reasons, e.g. `auth` → AUTH_UNAVAILABLE. */
+  target: string;
+  address: string;
+  /** Default deadline per call. */
+  timeoutMs?: number;
+  /** Extra attempts for idempotent reads that fail with UNAVAILABLE. */
+  readRetries?: number;
+}
+
+// Reads are safe to retry; the method name says which calls are reads.
+const IDEMPOTENT_READ = /^(get|list|batchGet|resolve|authenticate)/;
+
+/**
+ * A promise-based client over a ts-proto grpc-js service definition. Every call carries a
+ * deadline and the context's request id and principal; failures become AppErrors here and
+ * nowhere else.
+ */
+export function createClient<D extends ServiceDef>(definition: D, config: ClientConfig, options: Partial<ClientOptions> = {}): PromiseClient<D> {
+  const client = new Client(config.address, credentials.createInsecure(), {
+    "grpc.keepalive_time_ms": 30_000,
+    "grpc.max_receive_message_length": 8 * 1024 * 1024,
+    ...options,
+  });
+  const defaultTimeout = config.timeoutMs ?? 5000;
+  const retries = config.readRetries ?? 2;
+
+  const deadlineFor = (ctx: CallContext, opts?: CallOpts) => {
+    const own = Date.now() + (opts?.timeoutMs ?? defaultTimeout);
+    return new Date(ctx.deadlineMs ? Math.min(own, ctx.deadlineMs) : own);
+  };
+
+  const once = (name: string, req: unknown, ctx: CallContext, opts?: CallOpts) =>
+    new Promise<unknown>((resolve, reject) => {
+      const def = definition[name] as D[string];
+      const callOptions: CallOptions = { deadline: deadlineFor(ctx, opts) };
+      client.makeUnaryRequest(
+        def.path,
+        def.requestSerialize,
+        def.responseDeserialize,
+        req,
+        contextToMetadata(ctx),
+        callOptions,
+        (err: ServiceError | null, res?: unknown) => (err ? reject(err) : resolve(res)),
+      );
+    });
+
+  const call = async (name: string, req: unknown, ctx: CallContext, opts?: CallOpts) => {
+    const attempts = IDEMPOTENT_READ.test(name) ? retries + 1 : 1;
+    let last: ServiceError | undefined;
+    for (let i = 0; i < attempts; i++) {
+      try {
+        return await once(name, req, ctx, opts);
+      } catch (err) {
+        last = err as ServiceError;
+        if (last.code !== status.UNAVAILABLE || i === attempts - 1) break;
+        await new Promise((r) => setTimeout(r, 50 * 2 ** i));
+      }
+    }
+    throw fromGrpcError(last as ServiceError, config.target) satisfies AppError;
+  };
+
+  const api: Record<string, unknown> = {
+    stream(method: string, req: unknown, ctx: CallContext) {
+      const def = definition[method] as D[string];
+      return client.makeServerStreamRequest(def.path, def.requestSerialize, def.responseDeserialize, req, contextToMetadata(ctx), {});
+    },
+    waitForReady(timeoutMs: number) {
+      return new Promise<void>((resolve, reject) =>
+        client.waitForReady(Date.now() + timeoutMs, (err) => (err ? reject(err) : resolve())),
+      );
+    },
+    close() {
+      client.close();
+    },
+  };
+  for (const [name, def] of Object.entries(definition)) {
+    if (!def.responseStream) api[name] = (req: unknown, ctx: CallContext, opts?: CallOpts) => call(name, req, ctx, opts);
+  }
+  return api as PromiseClient<D>;
+}

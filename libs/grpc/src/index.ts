@@ -1,0 +1,5 @@
+export * from "./metadata.js";
+export * from "./status.js";
+export * from "./types.js";
+export * from "./server.js";
+export * from "./client.js";

@@ -1,0 +1,154 @@
+import { randomUUID } from "node:crypto";
+import {
+  type handleServerStreamingCall,
+  type handleUnaryCall,
+  Server,
+  ServerCredentials,
+  type ServerUnaryCall,
+  type ServerWritableStream,
+  type UntypedServiceImplementation,
+} from "@grpc/grpc-js";
+import { ReflectionService } from "@grpc/reflection";
+import { type CallContext, type Logger, toAppError, withTimeout } from "@tocsin/core";
+import { loadPackageDefinition } from "@tocsin/proto";
+import { HealthImplementation } from "grpc-health-check";
+import { metadataToContext } from "./metadata.js";
+import { toGrpcError } from "./status.js";
+import type { ReqOf, ResOf, ServiceDef } from "./types.js";
+
+/** What a handler learns about its call, beyond the request message. */
+export interface ServerCallContext extends CallContext {
+  logger: Logger;
+  /** Resolves when the client cancels or the deadline passes (streams only). */
+  cancelled: () => boolean;
+}
+
+export interface ServerStream<T> {
+  write(message: T): boolean;
+  end(): void;
+  /** Registers a listener for client cancellation. */
+  onCancel(listener: () => void): void;
+}
+
+/** The use-case side of a service: plain async functions, no grpc-js types. */
+export type ServiceHandlers<D extends ServiceDef> = {
+  [K in keyof D]: D[K] extends { responseStream: true }
+    ? (req: ReqOf<D[K]>, ctx: ServerCallContext, stream: ServerStream<ResOf<D[K]>>) => Promise<void>
+    : (req: ReqOf<D[K]>, ctx: ServerCallContext) => Promise<ResOf<D[K]>>;
+};
+
+export interface GrpcServerOptions {
+  logger: Logger;
+  /** Proto files (relative to proto/) served by reflection. */
+  protoFiles: string[];
+  /** Fully-qualified service names, for per-service health status. */
+  serviceNames: string[];
+}
+
+export interface GrpcServer {
+  add<D extends ServiceDef>(definition: D, handlers: ServiceHandlers<D>): void;
+  /** Binds and starts; resolves to the bound port (useful with port 0). */
+  listen(address: string): Promise<number>;
+  /** Marks the services SERVING once their dependencies answer. */
+  setServing(serving: boolean): void;
+  /** NOT_SERVING, then a bounded graceful shutdown, then a forced one. */
+  shutdown(timeoutMs?: number): Promise<void>;
+}
+
+function contextOf(call: ServerUnaryCall<unknown, unknown> | ServerWritableStream<unknown, unknown>, logger: Logger, method: string) {
+  const base = metadataToContext(call.metadata, randomUUID);
+  const deadline = call.getDeadline();
+  const deadlineMs = deadline instanceof Date ? deadline.getTime() : Number.isFinite(deadline) ? Number(deadline) : undefined;
+  const ctx: ServerCallContext = {
+    ...base,
+    logger: logger.child({ requestId: base.requestId, rpc: method }),
+    cancelled: () => call.cancelled,
+  };
+  if (deadlineMs !== undefined && deadlineMs !== Number.POSITIVE_INFINITY) ctx.deadlineMs = deadlineMs;
+  return ctx;
+}
+
+function logFailure(ctx: ServerCallContext, err: unknown) {
+  const appErr = toAppError(err);
+  if (appErr.code === "INTERNAL" || appErr.code === "UNKNOWN" || appErr.code === "DATA_LOSS") {
+    ctx.logger.error({ err: appErr.cause ?? err }, "rpc failed");
+  } else {
+    ctx.logger.debug({ code: appErr.code, reason: appErr.reason }, "rpc rejected");
+  }
+  return appErr;
+}
+
+function wrapUnary(logger: Logger, method: string, fn: (req: unknown, ctx: ServerCallContext) => Promise<unknown>): handleUnaryCall<unknown, unknown> {
+  return (call, callback) => {
+    const ctx = contextOf(call, logger, method);
+    fn(call.request, ctx).then(
+      (res) => callback(null, res),
+      (err: unknown) => callback(toGrpcError(logFailure(ctx, err))),
+    );
+  };
+}
+
+function wrapStream(
+  logger: Logger,
+  method: string,
+  fn: (req: unknown, ctx: ServerCallContext, stream: ServerStream<unknown>) => Promise<void>,
+): handleServerStreamingCall<unknown, unknown> {
+  return (call) => {
+    const ctx = contextOf(call, logger, method);
+    const stream: ServerStream<unknown> = {
+      write: (m) => call.write(m),
+      end: () => call.end(),
+      onCancel: (listener) => call.on("cancelled", listener),
+    };
+    fn(call.request, ctx, stream).catch((err: unknown) => {
+      if (!call.cancelled) call.destroy(Object.assign(new Error(toAppError(err).message), toGrpcError(logFailure(ctx, err))));
+    });
+  };
+}
+
+export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
+  const { logger } = options;
+  const server = new Server({ "grpc.max_receive_message_length": 8 * 1024 * 1024 });
+  const statusMap: Record<string, "SERVING" | "NOT_SERVING"> = { "": "NOT_SERVING" };
+  for (const name of options.serviceNames) statusMap[name] = "NOT_SERVING";
+  const health = new HealthImplementation(statusMap);
+  health.addToServer(server);
+  new ReflectionService(loadPackageDefinition(options.protoFiles)).addToServer(server);
+
+  return {
+    add(definition, handlers) {
+      const impl: UntypedServiceImplementation = {};
+      for (const [name, def] of Object.entries(definition)) {
+        const fn = handlers[name as keyof typeof handlers] as unknown;
+        if (typeof fn !== "function") throw new Error(`handler missing for ${def.path}`);
+        impl[name] = def.responseStream
+          ? wrapStream(logger, def.path, fn as Parameters<typeof wrapStream>[2])
+          : wrapUnary(logger, def.path, fn as Parameters<typeof wrapUnary>[2]);
+      }
+      server.addService(definition, impl);
+    },
+    listen(address) {
+      return new Promise((resolve, reject) => {
+        server.bindAsync(address, ServerCredentials.createInsecure(), (err, port) => {
+          if (err) reject(err);
+          else resolve(port);
+        });
+      });
+    },
+    setServing(serving) {
+      const s = serving ? "SERVING" : "NOT_SERVING";
+      for (const name of Object.keys(statusMap)) health.setStatus(name, s);
+    },
+    async shutdown(timeoutMs = 5000) {
+      for (const name of Object.keys(statusMap)) health.setStatus(name, "NOT_SERVING");
+      try {
+        await withTimeout(
+          new Promise<void>((resolve, reject) => server.tryShutdown((err) => (err ? reject(err) : resolve()))),
+          timeoutMs,
+        );
+      } catch {
+        server.forceShutdown();
+      }
+    },
+  };
+}
