@@ -2,6 +2,7 @@ import { credentials, loadPackageDefinition } from "@grpc/grpc-js";
 import { loadSync } from "@grpc/proto-loader";
 import { AppError, silentLogger } from "@tocsin/core";
 import { PROTO_FILES, settingsV1 } from "@tocsin/proto";
+import { createRequire } from "node:module";
 import { protoPath } from "grpc-health-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "./client.js";
@@ -94,5 +95,24 @@ describe("grpc server and client, over the wire", () => {
     );
     expect(status).toBe(1); // SERVING
     health.close();
+  });
+
+  it("serves reflection (grpc.reflection.v1) listing the service", async () => {
+    const require = createRequire(import.meta.url);
+    const reflectionProto = require.resolve("@grpc/reflection/build/proto/grpc/reflection/v1/reflection.proto");
+    // biome-ignore lint/suspicious/noExplicitAny: dynamically loaded client
+    const pkg = loadPackageDefinition(loadSync(reflectionProto)) as any;
+    const client = new pkg.grpc.reflection.v1.ServerReflection(address, credentials.createInsecure());
+    const call = client.ServerReflectionInfo();
+    const services = await new Promise<string[]>((resolve, reject) => {
+      call.on("data", (res: { listServicesResponse?: { service: Array<{ name: string }> } }) => {
+        resolve(res.listServicesResponse?.service.map((s) => s.name) ?? []);
+        call.end();
+      });
+      call.on("error", reject);
+      call.write({ listServices: "*" });
+    });
+    expect(services).toContain("settings.v1.SettingsService");
+    client.close();
   });
 });

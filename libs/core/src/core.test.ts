@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { AppError, toAppError } from "./errors.js";
+import { ConfigError, commonEnv, parseConfig, storageEnv, z } from "./config.js";
+import { SecretBox, randomHex, safeEqual, sha1Hex, sha256 } from "./crypto.js";
+import { toPage } from "./paging.js";
+
+describe("parseConfig", () => {
+  const schema = z.object({ ...commonEnv, ...storageEnv, SECRET_KEY: z.string().min(16).optional() });
+
+  it("applies defaults and treats empty variables as unset", () => {
+    const cfg = parseConfig(schema, { LOG_LEVEL: "", AUTH_SERVICE_ADDR: "127.0.0.1:6000" });
+    expect(cfg.LOG_LEVEL).toBe("info");
+    expect(cfg.AUTH_SERVICE_ADDR).toBe("127.0.0.1:6000");
+    expect(cfg.SETTINGS_SERVICE_ADDR).toBe("127.0.0.1:50053");
+    expect(cfg.DATA_DIR).toBe("./data");
+  });
+
+  it("names every bad variable in one error and never echoes values", () => {
+    const secret = "short-secret";
+    let caught: unknown;
+    try {
+      parseConfig(schema, { LOG_LEVEL: "loud", MONGO_URL: "http://x", AUTH_SERVICE_ADDR: "nope", SECRET_KEY: secret });
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    const message = (caught as Error).message;
+    for (const name of ["LOG_LEVEL", "MONGO_URL", "AUTH_SERVICE_ADDR", "SECRET_KEY"]) expect(message).toContain(name);
+    expect(message).not.toContain(secret);
+    expect((caught as ConfigError).problems).toHaveLength(4);
+  });
+});
+
+describe("AppError", () => {
+  it("keeps code, reason, fields and hides the cause from the message", () => {
+    const err = new AppError("INVALID_ARGUMENT", "EMAIL_NOT_VERIFIED", "bad", {
+      fields: { notification_email: ["must be an email you have verified"] },
+      cause: new Error("db detail"),
+    });
+    expect(err.code).toBe("INVALID_ARGUMENT");
+    expect(err.fields?.notification_email?.[0]).toBe("must be an email you have verified");
+    expect(err.message).toBe("bad");
+  });
+
+  it("turns unknown errors into INTERNAL with a safe message", () => {
+    const err = toAppError(new Error("password=hunter2"));
+    expect(err.code).toBe("INTERNAL");
+    expect(err.message).toBe("500 Internal Server Error");
+  });
+});
+
+describe("crypto", () => {
+  it("seals and opens with a fresh IV each time, and rejects tampering", () => {
+    const box = new SecretBox("key-one");
+    const token = randomHex(16);
+    expect(token).toMatch(/^[0-9a-f]{32}$/);
+    const a = box.seal(token);
+    const b = box.seal(token);
+    expect(a).not.toBe(b);
+    expect(a).not.toContain(token);
+    expect(box.open(a)).toBe(token);
+    expect(() => new SecretBox("key-two").open(a)).toThrow();
+  });
+
+  it("compares in constant time and hashes like the reference", () => {
+    expect(safeEqual(sha256("a"), sha256("a"))).toBe(true);
+    expect(safeEqual(sha256("a"), sha256("b"))).toBe(false);
+    expect(safeEqual(Buffer.from("a"), Buffer.from("ab"))).toBe(false);
+    expect(sha1Hex("fingerprint")).toBe("b5448ce070e8ff567c4870e9fe0aeba3c0a98330");
+  });
+});
+
+describe("toPage", () => {
+  it("defaults to page 1 of 20 and caps per_page at 100", () => {
+    expect(toPage()).toEqual({ page: 1, perPage: 20 });
+    expect(toPage(3, 500)).toEqual({ page: 3, perPage: 100 });
+    expect(toPage(-1, 0)).toEqual({ page: 1, perPage: 20 });
+  });
+});
