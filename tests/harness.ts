@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startAlertService } from "@tocsin/alert-service";
 import { startAuthService } from "@tocsin/auth-service";
-import { silentLogger } from "@tocsin/core";
+import { type Logger, silentLogger } from "@tocsin/core";
 import { startGateway } from "@tocsin/gateway";
 import { startSettingsService } from "@tocsin/settings-service";
 
@@ -11,6 +11,8 @@ export interface SystemOptions {
   /** Extra environment for every process (e.g. MONGO_URL, REDIS_URL). */
   env?: Record<string, string>;
   adminToken?: string;
+  /** Logger for every process (default: silent), e.g. to capture log output in a test. */
+  logger?: Logger;
 }
 
 export interface RunningSystem {
@@ -21,6 +23,8 @@ export interface RunningSystem {
   alertAddr: string;
   settingsAddr: string;
   dataDir: string;
+  /** Stops one service early (e.g. to see the gateway answer 503); `stop()` skips it later. */
+  stopService(name: "auth" | "alert" | "settings"): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -31,7 +35,7 @@ export interface RunningSystem {
 export async function startSystem(options: SystemOptions = {}): Promise<RunningSystem> {
   const dataDir = mkdtempSync(join(tmpdir(), "tocsin-system-"));
   const adminToken = options.adminToken ?? "admin-token-for-tests-0123456789";
-  const logger = silentLogger();
+  const logger = options.logger ?? silentLogger();
   const base = {
     LOG_LEVEL: "silent",
     ADMIN_TOKEN: adminToken,
@@ -60,6 +64,13 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     },
     { logger },
   );
+  const services = { auth, alert, settings };
+  const stopped = new Set<keyof typeof services>();
+  const stopService = async (name: keyof typeof services) => {
+    if (stopped.has(name)) return;
+    stopped.add(name);
+    await services[name].stop();
+  };
   return {
     url: gateway.url,
     adminToken,
@@ -67,10 +78,11 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     alertAddr: alert.address,
     settingsAddr: settings.address,
     dataDir,
+    stopService,
     async stop() {
       await gateway.stop();
-      await Promise.all([alert.stop(), settings.stop()]);
-      await auth.stop();
+      await Promise.all([stopService("alert"), stopService("settings")]);
+      await stopService("auth");
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -11,7 +11,11 @@ export interface HealthChecker {
 }
 
 type HealthClient = Client & {
-  check(req: { service: string }, opts: { deadline: Date }, cb: (err: ServiceError | null, res?: { status?: unknown }) => void): void;
+  check(
+    req: { service: string },
+    opts: { deadline: Date },
+    cb: (err: ServiceError | null, res?: { status?: unknown }) => void,
+  ): void;
 };
 
 const HealthClientCtor = makeGenericClientConstructor(healthService as unknown as ServiceDefinition, "Health");

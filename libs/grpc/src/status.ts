@@ -27,8 +27,8 @@ export function toGrpcError(err: AppError): GrpcErrorPayload {
 }
 
 const TRANSPORT_MESSAGES: Partial<Record<ErrorCode, string>> = {
-  UNAVAILABLE: "Service Unavailable",
-  DEADLINE_EXCEEDED: "Service Unavailable",
+  UNAVAILABLE: "503 Service Unavailable",
+  DEADLINE_EXCEEDED: "503 Service Unavailable",
   CANCELLED: "Request cancelled",
 };
 

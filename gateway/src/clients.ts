@@ -1,0 +1,34 @@
+import { createClient } from "@tocsin/grpc";
+import { alertV1, authV1, settingsV1 } from "@tocsin/proto";
+import type { GatewayConfig } from "./config.js";
+import type { AlertClient, AuthClient, SettingsClient } from "./deps.js";
+
+export const DEFAULT_RPC_TIMEOUT_MS = 5000;
+
+export interface GatewayClients {
+  auth: AuthClient;
+  alert: AlertClient;
+  settings: SettingsClient;
+  close(): void;
+}
+
+/** One client per service; every call has a deadline, so a service that is down never hangs a request. */
+export function createClients(config: GatewayConfig, timeoutMs = DEFAULT_RPC_TIMEOUT_MS): GatewayClients {
+  const auth = createClient(authV1.AuthServiceService, { target: "auth", address: config.authServiceAddr, timeoutMs });
+  const alert = createClient(alertV1.AlertServiceService, { target: "alert", address: config.alertServiceAddr, timeoutMs });
+  const settings = createClient(settingsV1.SettingsServiceService, {
+    target: "settings",
+    address: config.settingsServiceAddr,
+    timeoutMs,
+  });
+  return {
+    auth,
+    alert,
+    settings,
+    close() {
+      auth.close();
+      alert.close();
+      settings.close();
+    },
+  };
+}

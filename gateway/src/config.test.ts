@@ -1,0 +1,35 @@
+import { ConfigError } from "@tocsin/core";
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "./config.js";
+
+describe("gateway configuration", () => {
+  it("has PRODUCT.md's defaults", () => {
+    expect(loadConfig({})).toEqual({
+      port: 8080,
+      externalUrl: "http://localhost:8080",
+      logLevel: "info",
+      authServiceAddr: "127.0.0.1:50051",
+      alertServiceAddr: "127.0.0.1:50052",
+      settingsServiceAddr: "127.0.0.1:50053",
+      redisUrl: undefined,
+    });
+  });
+
+  it("derives EXTERNAL_URL from PORT and drops a trailing slash", () => {
+    expect(loadConfig({ PORT: "9090" }).externalUrl).toBe("http://localhost:9090");
+    expect(loadConfig({ EXTERNAL_URL: "https://alerts.example.com/" }).externalUrl).toBe("https://alerts.example.com");
+  });
+
+  it("names every bad variable at once, without echoing values", () => {
+    let error: unknown;
+    try {
+      loadConfig({ PORT: "eighty", EXTERNAL_URL: "ftp://x", ALERT_SERVICE_ADDR: "nowhere", REDIS_URL: "http://secret@x" });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as Error).message;
+    for (const name of ["PORT", "EXTERNAL_URL", "ALERT_SERVICE_ADDR", "REDIS_URL"]) expect(message).toContain(name);
+    expect(message).not.toContain("secret");
+  });
+});

@@ -1,0 +1,26 @@
+import { commonEnv, parseConfig, portSchema, redisEnv, z } from "@tocsin/core";
+
+const schema = z
+  .object({
+    PORT: portSchema.default(8080),
+    EXTERNAL_URL: z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" }).optional(),
+    ...commonEnv,
+    ...redisEnv,
+  })
+  .transform((env) => ({
+    port: env.PORT,
+    // Integration URLs are built from this; no trailing slash so that paths can be appended.
+    externalUrl: (env.EXTERNAL_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ""),
+    logLevel: env.LOG_LEVEL,
+    authServiceAddr: env.AUTH_SERVICE_ADDR,
+    alertServiceAddr: env.ALERT_SERVICE_ADDR,
+    settingsServiceAddr: env.SETTINGS_SERVICE_ADDR,
+    redisUrl: env.REDIS_URL,
+  }));
+
+export type GatewayConfig = z.output<typeof schema>;
+
+/** Parses the gateway's environment once; a ConfigError names every bad variable. */
+export function loadConfig(env: Record<string, string | undefined>): GatewayConfig {
+  return parseConfig(schema, env as NodeJS.ProcessEnv);
+}

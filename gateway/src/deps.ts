@@ -1,0 +1,19 @@
+import type { Logger } from "@tocsin/core";
+import type { PromiseClient } from "@tocsin/grpc";
+import type { alertV1, authV1, settingsV1 } from "@tocsin/proto";
+import type { GatewayConfig } from "./config.js";
+
+export type AuthClient = PromiseClient<typeof authV1.AuthServiceService>;
+export type AlertClient = PromiseClient<typeof alertV1.AlertServiceService>;
+export type SettingsClient = PromiseClient<typeof settingsV1.SettingsServiceService>;
+
+/** Everything routes need; built once in main/startGateway, replaced in tests. */
+export interface GatewayDeps {
+  config: GatewayConfig;
+  logger: Logger;
+  auth: AuthClient;
+  alert: AlertClient;
+  settings: SettingsClient;
+  /** Cleanups run when the gateway stops (caches, streams); modules push theirs here. */
+  closers: Array<() => Promise<void> | void>;
+}

@@ -1,0 +1,37 @@
+import { AppError } from "@tocsin/core";
+import express, { type NextFunction, type Request, type Response } from "express";
+
+/** The REST body limit (GitLab's default for API bodies is larger; 1 MiB is plenty for this API). */
+export const BODY_LIMIT = "1mb";
+
+/** JSON (objects and arrays only) and classic form bodies; their failures become AppErrors. */
+export function bodyParsers() {
+  return [
+    express.json({ limit: BODY_LIMIT, strict: true }),
+    express.urlencoded({ extended: false, limit: BODY_LIMIT }),
+    (err: unknown, _req: Request, _res: Response, next: NextFunction) => next(fromBodyParserError(err)),
+  ];
+}
+
+/** Maps body-parser (and other http-errors style) failures; anything else passes unchanged. */
+export function fromBodyParserError(err: unknown): unknown {
+  if (err instanceof AppError || !err || typeof err !== "object") return err;
+  const e = err as { type?: unknown; status?: unknown; statusCode?: unknown };
+  const status = typeof e.status === "number" ? e.status : typeof e.statusCode === "number" ? e.statusCode : undefined;
+  if (e.type === "entity.parse.failed") {
+    return new AppError("INVALID_ARGUMENT", "INVALID_JSON", "400 Bad request - invalid JSON body", { cause: err });
+  }
+  if (e.type === "entity.too.large" || status === 413) {
+    return new AppError("RESOURCE_EXHAUSTED", "PAYLOAD_TOO_LARGE", "413 Request Entity Too Large", { cause: err });
+  }
+  if (status === 415 || e.type === "encoding.unsupported" || e.type === "charset.unsupported") {
+    return new AppError("INVALID_ARGUMENT", "UNSUPPORTED_ENCODING", "400 Bad request - unsupported body encoding", {
+      cause: err,
+    });
+  }
+  if (status !== undefined && status >= 400 && status < 500) {
+    // e.g. a malformed percent-encoding in a path parameter, or a body that ended early.
+    return new AppError("INVALID_ARGUMENT", "BAD_REQUEST", "400 Bad request", { cause: err });
+  }
+  return err;
+}

@@ -1,0 +1,43 @@
+import { AppError } from "@tocsin/core";
+import type { authV1 } from "@tocsin/proto";
+import { planName } from "./plan.js";
+import { isoTime } from "./time.js";
+
+export function toGroupJson(group: authV1.Group) {
+  return {
+    id: group.id,
+    name: group.name,
+    path: group.path,
+    full_path: group.fullPath,
+    parent_id: group.parentId || null,
+    plan: planName(group.plan),
+    created_at: isoTime(group.createdAt),
+  };
+}
+
+/** The namespace entity of `PUT /namespaces/:id` (only groups carry a plan). */
+export function toNamespaceJson(group: authV1.Group) {
+  return { ...toGroupJson(group), kind: "group" };
+}
+
+export function toProjectJson(project: authV1.Project) {
+  const ns = project.namespace;
+  if (!ns)
+    throw new AppError("INTERNAL", "INTERNAL", "500 Internal Server Error", { cause: new Error("project without namespace") });
+  return {
+    id: project.id,
+    name: project.name,
+    path: project.path,
+    path_with_namespace: project.pathWithNamespace,
+    namespace: { id: ns.id, full_path: ns.fullPath, kind: ns.kind },
+    tier: planName(project.tier),
+    created_at: isoTime(project.createdAt),
+  };
+}
+
+/** A member: the user's id, name and effective access level. */
+export function toMemberJson(member: authV1.Member) {
+  const user = member.user;
+  if (!user) throw new AppError("INTERNAL", "INTERNAL", "500 Internal Server Error", { cause: new Error("member without user") });
+  return { id: user.id, username: user.username, name: user.name, state: "active", access_level: member.accessLevel };
+}

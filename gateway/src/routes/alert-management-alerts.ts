@@ -1,0 +1,88 @@
+import { paramMissing } from "@tocsin/core";
+import { Router } from "express";
+import type { GatewayDeps } from "../deps.js";
+import { callContext } from "../http/context.js";
+import { pageFromRequest, setPaginationHeaders } from "../http/pagination.js";
+import { optionalBoolean, optionalEnum, optionalString, readParams } from "../http/params.js";
+import { toAlertJson, toAlertSettingsJson, toIncidentJson } from "../presenters/alerts.js";
+import { must } from "../presenters/must.js";
+import { pathInt, projectOf } from "./alert-params.js";
+
+const BASE = "/projects/:id/alert_management";
+const STATUSES = ["triggered", "acknowledged", "resolved", "ignored"] as const;
+const ORDER_BY = ["created_at", "updated_at", "started_at", "ended_at", "severity", "status", "events", "iid"] as const;
+const SORT = ["asc", "desc"] as const;
+const INCIDENT_STATUSES = ["open", "closed"] as const;
+
+/** Alerts, incidents and alert settings (Developer+ to read alerts, Maintainer+ for settings). */
+export function alertRoutes(deps: GatewayDeps): Router {
+  const router = Router();
+  const { alert } = deps;
+
+  router.get(`${BASE}/settings`, async (req, res) => {
+    const { settings } = await alert.getAlertSettings({ projectIdOrPath: projectOf(req) }, callContext(res));
+    res.json(toAlertSettingsJson(must(settings, "settings")));
+  });
+
+  router.put(`${BASE}/settings`, async (req, res) => {
+    const p = readParams(req);
+    const request = {
+      projectIdOrPath: projectOf(req),
+      createIncident: optionalBoolean(p, "create_incident"),
+      autoCloseIncident: optionalBoolean(p, "auto_close_incident"),
+      sendEmail: optionalBoolean(p, "send_email"),
+    };
+    const { settings } = await alert.updateAlertSettings(request, callContext(res));
+    res.json(toAlertSettingsJson(must(settings, "settings")));
+  });
+
+  router.get(`${BASE}/alerts`, async (req, res) => {
+    const q = req.query as Record<string, unknown>;
+    const page = pageFromRequest(req);
+    const request = {
+      projectIdOrPath: projectOf(req),
+      status: optionalEnum(q, "status", STATUSES) ?? "",
+      search: optionalString(q, "search") ?? "",
+      orderBy: optionalEnum(q, "order_by", ORDER_BY) ?? "created_at",
+      sort: optionalEnum(q, "sort", SORT) ?? "desc",
+      page: page.page,
+      perPage: page.perPage,
+    };
+    const out = await alert.listAlerts(request, callContext(res));
+    setPaginationHeaders(req, res, page, out.total);
+    // While an Opsgenie link is active its alert list is the one to use.
+    if (out.opsgenieUrl) res.setHeader("X-Opsgenie-Url", out.opsgenieUrl);
+    res.json(out.alerts.map((a) => toAlertJson(a)));
+  });
+
+  router.get(`${BASE}/alerts/:alert_iid`, async (req, res) => {
+    const request = { projectIdOrPath: projectOf(req), alertIid: pathInt(req, "alert_iid") };
+    const { alert: found } = await alert.getAlert(request, callContext(res));
+    res.json(toAlertJson(must(found, "alert"), true));
+  });
+
+  router.put(`${BASE}/alerts/:alert_iid`, async (req, res) => {
+    const status = optionalEnum(readParams(req), "status", STATUSES);
+    if (!status) throw paramMissing("status");
+    const request = { projectIdOrPath: projectOf(req), alertIid: pathInt(req, "alert_iid"), status };
+    const { alert: updated } = await alert.updateAlertStatus(request, callContext(res));
+    res.json(toAlertJson(must(updated, "alert"), true));
+  });
+
+  router.get(`${BASE}/incidents`, async (req, res) => {
+    const q = req.query as Record<string, unknown>;
+    const page = pageFromRequest(req);
+    const request = { projectIdOrPath: projectOf(req), status: optionalEnum(q, "status", INCIDENT_STATUSES) ?? "", page: page.page, perPage: page.perPage };
+    const out = await alert.listIncidents(request, callContext(res));
+    setPaginationHeaders(req, res, page, out.total);
+    res.json(out.incidents.map(toIncidentJson));
+  });
+
+  router.get(`${BASE}/incidents/:incident_iid`, async (req, res) => {
+    const request = { projectIdOrPath: projectOf(req), incidentIid: pathInt(req, "incident_iid") };
+    const { incident } = await alert.getIncident(request, callContext(res));
+    res.json(toIncidentJson(must(incident, "incident")));
+  });
+
+  return router;
+}

@@ -1,0 +1,146 @@
+import { AppError, invalidArgument, paramInvalid, paramMissing } from "@tocsin/core";
+import { type NextFunction, type Request, type Response, Router } from "express";
+import type { GatewayDeps } from "../deps.js";
+import { callContext } from "../http/context.js";
+import { optionalBoolean, optionalString, readParams } from "../http/params.js";
+import { toAlertJson, toDryRunJson, toIntegrationJson, toIntegrationSummaryJson, toPayloadFieldJson } from "../presenters/alerts.js";
+import { must } from "../presenters/must.js";
+import { alertRoutes } from "./alert-management-alerts.js";
+import { pathInt, projectOf } from "./alert-params.js";
+
+const BASE = "/projects/:id/alert_management";
+
+/** A JSON document parameter (text or already-parsed JSON) → JSON text for the service. */
+function jsonParam(p: Record<string, unknown>, name: string): string | undefined {
+  const value = p[name];
+  if (value === undefined) return undefined;
+  if (value === null) return "";
+  if (typeof value === "string") return value;
+  if (typeof value === "object") return JSON.stringify(value);
+  throw paramInvalid(name);
+}
+
+/** `endpoint_identifier` and `token` are issued by Tocsin, never chosen by the client. */
+function rejectIssuedFields(p: Record<string, unknown>) {
+  for (const name of ["token", "endpoint_identifier"]) {
+    if (p[name] !== undefined) {
+      throw invalidArgument("PARAM_NOT_ALLOWED", `${name} cannot be set: it is issued by Tocsin${name === "token" ? " (use reset_token for a new one)" : ""}`);
+    }
+  }
+}
+
+function httpFields(p: Record<string, unknown>) {
+  rejectIssuedFields(p);
+  return {
+    active: optionalBoolean(p, "active"),
+    payloadExampleJson: jsonParam(p, "payload_example"),
+    payloadAttributeMappingsJson: jsonParam(p, "payload_attribute_mappings"),
+  };
+}
+
+/** A body that is not JSON, on the test alert route, is GitLab's "Integration payload is invalid." */
+function testAlertBodyErrors(err: unknown, _req: Request, _res: Response, next: NextFunction) {
+  const reason = err instanceof AppError ? err.reason : (err as { type?: string } | null)?.type;
+  if (reason === "INVALID_JSON" || reason === "entity.parse.failed") {
+    return next(invalidArgument("PAYLOAD_INVALID", "Integration payload is invalid. The body must be a JSON object."));
+  }
+  next(err);
+}
+
+/** Alert integrations, test alerts, alerts, incidents and alert settings (PRODUCT.md section 4). */
+export function alertManagementRoutes(deps: GatewayDeps): Router {
+  const router = Router();
+  const { alert } = deps;
+
+  router.get(`${BASE}/integrations`, async (req, res) => {
+    const { integrations } = await alert.listIntegrations({ projectIdOrPath: projectOf(req) }, callContext(res));
+    res.json(integrations.map(toIntegrationSummaryJson));
+  });
+
+  router.post(`${BASE}/http_integrations`, async (req, res) => {
+    const p = readParams(req);
+    if (p.name === undefined || p.name === null) throw paramMissing("name");
+    const name = optionalString(p, "name") as string;
+    const request = { projectIdOrPath: projectOf(req), name, ...httpFields(p) };
+    const { integration } = await alert.createHttpIntegration(request, callContext(res));
+    res.status(201).json(toIntegrationJson(must(integration, "integration")));
+  });
+
+  router.get(`${BASE}/http_integrations/:integration_id`, async (req, res) => {
+    const request = { projectIdOrPath: projectOf(req), integrationId: pathInt(req, "integration_id") };
+    const { integration } = await alert.getHttpIntegration(request, callContext(res));
+    res.json(toIntegrationJson(must(integration, "integration")));
+  });
+
+  router.put(`${BASE}/http_integrations/:integration_id`, async (req, res) => {
+    const p = readParams(req);
+    const request = { projectIdOrPath: projectOf(req), integrationId: pathInt(req, "integration_id"), name: optionalString(p, "name"), ...httpFields(p) };
+    const { integration, mappingCleared } = await alert.updateHttpIntegration(request, callContext(res));
+    const json = toIntegrationJson(must(integration, "integration"));
+    res.json(mappingCleared ? { ...json, mapping_cleared: true } : json);
+  });
+
+  router.delete(`${BASE}/http_integrations/:integration_id`, async (req, res) => {
+    const request = { projectIdOrPath: projectOf(req), integrationId: pathInt(req, "integration_id") };
+    await alert.deleteHttpIntegration(request, callContext(res));
+    res.status(204).end();
+  });
+
+  router.post(`${BASE}/http_integrations/:integration_id/reset_token`, async (req, res) => {
+    const request = { projectIdOrPath: projectOf(req), integrationId: pathInt(req, "integration_id") };
+    const { integration } = await alert.resetHttpIntegrationToken(request, callContext(res));
+    res.json(toIntegrationJson(must(integration, "integration")));
+  });
+
+  router.use(`${BASE}/http_integrations/:integration_id/test_alert`, testAlertBodyErrors);
+  router.post(`${BASE}/http_integrations/:integration_id/test_alert`, async (req, res) => {
+    const dryRun = optionalBoolean(req.query as Record<string, unknown>, "dry_run") ?? false;
+    const payloadJson = req.body === undefined ? "" : JSON.stringify(req.body);
+    const request = { projectIdOrPath: projectOf(req), integrationId: pathInt(req, "integration_id"), payloadJson, dryRun };
+    const out = await alert.sendTestAlert(request, callContext(res));
+    if (out.dryRun) res.json({ message: out.message, dry_run: toDryRunJson(out.dryRun) });
+    else res.json({ message: out.message, alert: out.alert ? toAlertJson(out.alert) : null });
+  });
+
+  router.post(`${BASE}/payload_fields`, async (req, res) => {
+    const p = readParams(req);
+    const payloadExampleJson = jsonParam(p, "payload_example");
+    if (!payloadExampleJson) throw paramMissing("payload_example");
+    const { fields } = await alert.parsePayloadFields({ projectIdOrPath: projectOf(req), payloadExampleJson }, callContext(res));
+    res.json(fields.map(toPayloadFieldJson));
+  });
+
+  router.get(`${BASE}/prometheus_integration`, async (req, res) => {
+    const { integration } = await alert.getPrometheusIntegration({ projectIdOrPath: projectOf(req) }, callContext(res));
+    res.json(toIntegrationJson(must(integration, "integration")));
+  });
+
+  router.put(`${BASE}/prometheus_integration`, async (req, res) => {
+    const p = readParams(req);
+    rejectIssuedFields(p);
+    const request = { projectIdOrPath: projectOf(req), active: optionalBoolean(p, "active"), apiUrl: optionalString(p, "api_url") };
+    const { integration } = await alert.updatePrometheusIntegration(request, callContext(res));
+    res.json(toIntegrationJson(must(integration, "integration")));
+  });
+
+  router.post(`${BASE}/prometheus_integration/reset_token`, async (req, res) => {
+    const { integration } = await alert.resetPrometheusIntegrationToken({ projectIdOrPath: projectOf(req) }, callContext(res));
+    res.json(toIntegrationJson(must(integration, "integration")));
+  });
+
+  router.get(`${BASE}/opsgenie_integration`, async (req, res) => {
+    const { integration } = await alert.getOpsgenieIntegration({ projectIdOrPath: projectOf(req) }, callContext(res));
+    res.json(toIntegrationJson(must(integration, "integration")));
+  });
+
+  router.put(`${BASE}/opsgenie_integration`, async (req, res) => {
+    const p = readParams(req);
+    const request = { projectIdOrPath: projectOf(req), active: optionalBoolean(p, "active"), apiUrl: optionalString(p, "api_url") };
+    const { integration } = await alert.updateOpsgenieIntegration(request, callContext(res));
+    res.json(toIntegrationJson(must(integration, "integration")));
+  });
+
+  router.use(alertRoutes(deps));
+  return router;
+}
+

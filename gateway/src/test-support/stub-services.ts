@@ -1,0 +1,79 @@
+import { AppError, notFound, silentLogger } from "@tocsin/core";
+import { createGrpcServer, type GrpcServer, type ServiceHandlers } from "@tocsin/grpc";
+import { authV1, PROTO_FILES } from "@tocsin/proto";
+
+type AuthDef = typeof authV1.AuthServiceService;
+
+export const STUB_TOKENS = {
+  api: "stub-api-token-0123456789",
+  readApi: "stub-read-api-token-0123456789",
+  expired: "stub-expired-token-0123456789",
+  revoked: "stub-revoked-token-0123456789",
+} as const;
+
+const principal = (scopes: string[]): authV1.Principal => ({ userId: 7, username: "alice", isAdmin: false, scopes, tokenId: 3 });
+
+export const STUB_USER: authV1.User = {
+  id: 7,
+  username: "alice",
+  name: "Alice",
+  email: "alice@example.com",
+  isAdmin: false,
+  createdAt: new Date("2026-01-02T03:04:05.678Z"),
+  namespaceId: 11,
+};
+
+/**
+ * A tiny auth-service over real gRPC for the gateway's own tests: a few tokens, one user, and
+ * `getGroup("boom")` failing unexpectedly. Every other RPC is UNIMPLEMENTED unless overridden.
+ */
+export function stubAuthHandlers(overrides: Partial<ServiceHandlers<AuthDef>> = {}): ServiceHandlers<AuthDef> {
+  const handlers: Record<string, unknown> = {};
+  for (const name of Object.keys(authV1.AuthServiceService)) {
+    handlers[name] = async () => {
+      throw new AppError("UNIMPLEMENTED", "UNIMPLEMENTED", "501 Not Implemented");
+    };
+  }
+  const base: Partial<ServiceHandlers<AuthDef>> = {
+    async authenticateToken({ token }) {
+      if (token === STUB_TOKENS.api) return { principal: principal(["api"]) };
+      if (token === STUB_TOKENS.readApi) return { principal: principal(["read_api"]) };
+      if (token === STUB_TOKENS.expired)
+        throw new AppError(
+          "UNAUTHENTICATED",
+          "TOKEN_EXPIRED",
+          "Token is expired. You can either do re-authorization or token refresh.",
+        );
+      if (token === STUB_TOKENS.revoked)
+        throw new AppError("UNAUTHENTICATED", "TOKEN_REVOKED", "Token was revoked. You have to re-authorize from the user.");
+      throw new AppError("UNAUTHENTICATED", "TOKEN_INVALID", "401 Unauthorized");
+    },
+    async getUser({ id }) {
+      if (id !== STUB_USER.id) throw notFound("User");
+      return { user: STUB_USER };
+    },
+    async getGroup({ idOrPath }) {
+      if (idOrPath === "boom") throw new Error("secret detail: database password hunter2");
+      throw notFound("Group");
+    },
+  };
+  return { ...handlers, ...base, ...overrides } as ServiceHandlers<AuthDef>;
+}
+
+export interface StubServer {
+  address: string;
+  server: GrpcServer;
+  stop(): Promise<void>;
+}
+
+/** Starts a gRPC server on a free port serving `auth` handlers (or only health, for the others). */
+export async function startStubServer(
+  kind: "auth" | "alert" | "settings",
+  handlers?: ServiceHandlers<AuthDef>,
+): Promise<StubServer> {
+  const server = createGrpcServer({ logger: silentLogger(), protoFiles: [PROTO_FILES[kind]], serviceNames: [`${kind}.v1.Stub`] });
+  if (kind === "auth") server.add(authV1.AuthServiceService, handlers ?? stubAuthHandlers());
+  const port = await server.listen("127.0.0.1:0");
+  server.setServing(true);
+  return { address: `127.0.0.1:${port}`, server, stop: () => server.shutdown(500) };
+}

@@ -1,0 +1,110 @@
+import type { IncomingMessage } from "node:http";
+
+/** Largest webhook body read, in bytes. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+/** Deepest nesting of objects/arrays accepted. */
+export const MAX_DEPTH = 100;
+
+/** Why a body was refused: `too_large` → 413, the rest → 400. */
+export type BodyProblem = { kind: "too_large" } | { kind: "invalid"; message: string };
+
+export type ReadResult = { ok: true; bytes: Buffer } | { ok: false; problem: BodyProblem };
+
+/**
+ * Reads the request body, never past `limit` bytes: a Content-Length over the limit is refused
+ * before reading, and a streamed body is abandoned as soon as the counter passes it.
+ */
+export function readBoundedBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<ReadResult> {
+  const declared = req.headers["content-length"];
+  if (declared !== undefined && (!/^\d+$/.test(declared) || Number(declared) > limit)) {
+    return Promise.resolve(
+      /^\d+$/.test(declared) ? { ok: false, problem: { kind: "too_large" } } : { ok: false, problem: { kind: "invalid", message: "Content-Length is invalid" } },
+    );
+  }
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const finish = (result: ReadResult) => {
+      if (settled) return;
+      settled = true;
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onError);
+      resolve(result);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.pause();
+        finish({ ok: false, problem: { kind: "too_large" } });
+      } else chunks.push(chunk);
+    };
+    const onEnd = () => finish({ ok: true, bytes: Buffer.concat(chunks, size) });
+    const onError = () => finish({ ok: false, problem: { kind: "invalid", message: "the request body could not be read" } });
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onError);
+  });
+}
+
+/** `application/json` (any parameters) or a `+json` type. */
+export function isJsonContentType(header: string | undefined): boolean {
+  if (!header) return false;
+  const type = (header.split(";")[0] as string).trim().toLowerCase();
+  return type === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(type);
+}
+
+/** Depth of objects/arrays in JSON text, by scanning (never recursion); stops once past `limit`. */
+export function jsonDepthExceeds(text: string, limit = MAX_DEPTH): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
+
+const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
+export type ParseResult = { ok: true; text: string; value: Record<string, unknown> } | { ok: false; message: string };
+
+/** UTF-8 JSON text of an object no deeper than MAX_DEPTH; each failure says what is wrong. */
+export function parseJsonObject(bytes: Buffer): ParseResult {
+  if (bytes.length === 0) return { ok: false, message: "The request body is empty: send a JSON object" };
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    return { ok: false, message: "The request body is not valid UTF-8" };
+  }
+  if (jsonDepthExceeds(text)) return { ok: false, message: `The JSON body is nested deeper than ${MAX_DEPTH} levels` };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, message: "The request body is not valid JSON" };
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    return { ok: false, message: "The JSON body must be an object" };
+  }
+  return { ok: true, text, value: value as Record<string, unknown> };
+}
+
+/** Alertmanager's webhook shape (version 4): `version`, `status` and an `alerts` array of objects. */
+export function isAlertmanagerPayload(value: Record<string, unknown>): boolean {
+  const alerts = value.alerts;
+  return (
+    value.version === "4" &&
+    typeof value.status === "string" &&
+    Array.isArray(alerts) &&
+    alerts.every((a) => a !== null && typeof a === "object" && !Array.isArray(a))
+  );
+}

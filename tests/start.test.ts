@@ -1,0 +1,124 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { freePort } from "@tocsin/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { api } from "./api.js";
+
+/**
+ * The real `npm start` path: scripts/start.mjs runs the four built processes (dist/main.js) with
+ * embedded defaults. Needs `npm run build` first (`npm test` builds).
+ */
+const root = fileURLToPath(new URL("..", import.meta.url));
+const services = ["auth-service", "settings-service", "alert-service", "gateway"];
+const built = services.every((s) => existsSync(join(root, s, "dist", "main.js")));
+if (!built) console.warn("[start.test] SKIPPED: no dist/main.js for every service; run `npm run build` (npm test does)");
+
+const ADMIN_TOKEN = "start-test-admin-token-0123456789";
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  exit: Promise<number | null>;
+}
+
+async function startTocsin(env: Record<string, string>): Promise<Started> {
+  const base = { ...process.env };
+  for (const name of ["MONGO_URL", "MONGO_DB", "REDIS_URL", "EXTERNAL_URL", "SECRET_KEY", "ADMIN_TOKEN"]) delete base[name];
+  const child = spawn(process.execPath, [join(root, "scripts", "start.mjs")], {
+    cwd: root,
+    env: { ...base, LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout?.on("data", (d) => {
+    out += d;
+  });
+  child.stderr?.on("data", (d) => {
+    out += d;
+  });
+  const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no "Tocsin is running" line after 45 s:\n${out}`)), 45_000);
+    const onData = () => {
+      const m = /Tocsin is running: gateway on (http:\/\/localhost:\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1] as string);
+      }
+    };
+    child.stdout?.on("data", onData);
+    void exit.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`start.mjs exited (${code}) before it was running:\n${out}`));
+    });
+  });
+  return { child, url, output: () => out, exit };
+}
+
+async function stopTocsin(started: Started): Promise<number | null> {
+  started.child.kill("SIGTERM");
+  return started.exit;
+}
+
+describe.skipIf(!built)("npm start (scripts/start.mjs)", () => {
+  let dataDir: string;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), "tocsin-start-"));
+    const [port, auth, alert, settings] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+    env = {
+      PORT: String(port),
+      AUTH_SERVICE_ADDR: `127.0.0.1:${auth}`,
+      ALERT_SERVICE_ADDR: `127.0.0.1:${alert}`,
+      SETTINGS_SERVICE_ADDR: `127.0.0.1:${settings}`,
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN,
+    };
+  });
+
+  afterAll(() => {
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("starts the four processes, is healthy and ready, and stops cleanly on SIGTERM", async () => {
+    const started = await startTocsin(env);
+    try {
+      expect(started.url).toBe(`http://localhost:${env.PORT}`);
+      const health = await fetch(`${started.url}/-/health`);
+      expect(health.status).toBe(200);
+      const readiness = await fetch(`${started.url}/-/readiness`);
+      expect(readiness.status).toBe(200);
+      for (const name of ["auth", "settings", "alert", "gateway"]) expect(started.output()).toMatch(new RegExp(`^${name}\\s*\\| `, "m"));
+    } finally {
+      expect(await stopTocsin(started)).toBe(0);
+    }
+  }, 90_000);
+
+  it("keeps data across a restart (embedded store under DATA_DIR)", async () => {
+    const first = await startTocsin(env);
+    let userToken: string;
+    try {
+      const admin = api(first.url, ADMIN_TOKEN);
+      const user = await admin.post("/api/v4/users", { username: "restart-user", email: "restart@example.com", name: "Restart User" });
+      expect(user.status).toBe(201);
+      const token = await admin.post(`/api/v4/users/${user.body.id}/personal_access_tokens`, { name: "t", scopes: ["api"] });
+      expect(token.status).toBe(201);
+      userToken = token.body.token;
+    } finally {
+      expect(await stopTocsin(first)).toBe(0);
+    }
+    const second = await startTocsin(env);
+    try {
+      const me = await api(second.url, userToken).get("/api/v4/user");
+      expect(me.status).toBe(200);
+      expect(me.body).toMatchObject({ username: "restart-user", email: "restart@example.com" });
+    } finally {
+      expect(await stopTocsin(second)).toBe(0);
+    }
+  }, 120_000);
+});
