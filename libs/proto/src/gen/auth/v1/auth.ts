@@ -335,7 +335,7 @@ export interface Group {
   createdAt:
     | Date
     | undefined;
-  /** The caller's effective access level (unspecified for internal calls). */
+  /** The caller's effective access level (Owner for admins and for internal calls). */
   accessLevel: AccessLevel;
 }
 
@@ -361,7 +361,7 @@ export interface Project {
   createdAt:
     | Date
     | undefined;
-  /** The caller's effective access level (unspecified for internal calls; Owner for admins). */
+  /** The caller's effective access level (Owner for admins and for internal calls). */
   accessLevel: AccessLevel;
 }
 

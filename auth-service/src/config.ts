@@ -1,0 +1,47 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { commonEnv, type Logger, parseConfig, randomHex, storageEnv, z } from "@tocsin/core";
+
+const schema = z.object({
+  ...commonEnv,
+  ...storageEnv,
+  /** If set, user `root` (admin) has this `api` token. */
+  ADMIN_TOKEN: z.string().min(8, "must be at least 8 characters").optional(),
+  /** Encrypts integration keys at rest; generated into DATA_DIR when unset. */
+  SECRET_KEY: z.string().min(16, "must be at least 16 characters").optional(),
+});
+
+export type AuthConfig = z.output<typeof schema>;
+
+/** Parses the environment once; the error names every bad variable. */
+export function loadConfig(env: Record<string, string | undefined>): AuthConfig {
+  return parseConfig(schema, env as NodeJS.ProcessEnv);
+}
+
+/** Database name: MONGO_DB, else the URL's path, else `tocsin_auth`. */
+export function mongoDbName(config: AuthConfig): string {
+  if (config.MONGO_DB) return config.MONGO_DB;
+  const match = /^mongodb(?:\+srv)?:\/\/[^/]+\/([^?]+)/.exec(config.MONGO_URL ?? "");
+  return match?.[1] ? decodeURIComponent(match[1]) : "tocsin_auth";
+}
+
+/**
+ * SECRET_KEY, or the key kept in `${DATA_DIR}/secret.key` (created once, mode 0600, with a
+ * warning). Losing that file makes stored integration keys unreadable.
+ */
+export function resolveSecretKey(config: AuthConfig, logger: Logger): string {
+  if (config.SECRET_KEY) return config.SECRET_KEY;
+  const file = join(config.DATA_DIR, "secret.key");
+  if (existsSync(file)) {
+    const key = readFileSync(file, "utf8").trim();
+    if (key.length >= 16) return key;
+  }
+  mkdirSync(config.DATA_DIR, { recursive: true });
+  const key = randomHex(32);
+  writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  logger.warn(
+    { file },
+    "SECRET_KEY is not set: generated one; keep this file (or set SECRET_KEY) or integration keys become unreadable",
+  );
+  return key;
+}

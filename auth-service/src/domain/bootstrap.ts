@@ -1,0 +1,57 @@
+import type { Clock, Logger } from "@tocsin/core";
+import type { AuthStore } from "./store.js";
+import { hashToken } from "./tokens.js";
+import type { UserRecord } from "./types.js";
+
+export const ROOT_USERNAME = "root";
+export const ROOT_EMAIL = "admin@example.com";
+export const BOOTSTRAP_TOKEN_NAME = "bootstrap";
+
+/**
+ * Makes sure the admin `root` exists and that `adminToken` is one of its `api` tokens, named
+ * `bootstrap`. Idempotent: a restart with the same value changes nothing; a new value gets a new
+ * token and the previous bootstrap tokens are revoked.
+ */
+export async function ensureAdminToken(store: AuthStore, clock: Clock, adminToken: string, logger: Logger): Promise<UserRecord> {
+  const root = await ensureRoot(store, clock);
+  const hash = hashToken(adminToken);
+  const existing = await store.findTokenByHash(hash);
+  if (existing && existing.userId !== root.id) throw new Error("ADMIN_TOKEN is already the token of another user");
+  if (!existing) {
+    await store.insertToken({
+      userId: root.id,
+      name: BOOTSTRAP_TOKEN_NAME,
+      scopes: ["api"],
+      expiresAt: null,
+      revoked: false,
+      tokenHash: hash,
+      createdAt: clock.now(),
+    });
+    logger.info({ userId: root.id }, "bootstrap admin token installed");
+  } else if (existing.revoked) {
+    await store.setTokenRevoked(existing.id, false);
+  }
+  for (const old of await store.listTokensByName(root.id, BOOTSTRAP_TOKEN_NAME)) {
+    if (old.tokenHash !== hash && !old.revoked) await store.setTokenRevoked(old.id, true);
+  }
+  return root;
+}
+
+async function ensureRoot(store: AuthStore, clock: Clock): Promise<UserRecord> {
+  const found = await store.findUserByUsername(ROOT_USERNAME);
+  if (found) return found;
+  try {
+    return await store.createUser({
+      username: ROOT_USERNAME,
+      email: ROOT_EMAIL,
+      name: "Administrator",
+      isAdmin: true,
+      createdAt: clock.now(),
+    });
+  } catch (err) {
+    // Another replica may have created it at the same moment.
+    const again = await store.findUserByUsername(ROOT_USERNAME);
+    if (again) return again;
+    throw err;
+  }
+}

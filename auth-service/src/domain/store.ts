@@ -1,0 +1,88 @@
+import type {
+  EmailRecord,
+  IntegrationKeyRecord,
+  MembershipRecord,
+  NamespaceRecord,
+  PlanName,
+  ProjectRecord,
+  SourceType,
+  TokenRecord,
+  UserRecord,
+} from "./types.js";
+
+export interface NewUser {
+  username: string;
+  name: string;
+  email: string;
+  isAdmin: boolean;
+  createdAt: Date;
+}
+
+export type NewNamespace = Omit<NamespaceRecord, "id">;
+export type NewProject = Omit<ProjectRecord, "id">;
+export type NewToken = Omit<TokenRecord, "id">;
+export type NewEmail = Omit<EmailRecord, "id">;
+
+export interface KeyPatch {
+  active?: boolean;
+  sealedToken?: string;
+  tokenSha256?: string;
+}
+
+/**
+ * The persistence port of auth-service. Uniqueness is enforced by the database; a violated
+ * rule surfaces as AppError ALREADY_EXISTS with reason USERNAME_TAKEN, EMAIL_TAKEN, PATH_TAKEN,
+ * TOKEN_TAKEN, INTEGRATION_TAKEN or ENDPOINT_TAKEN. Path and username look-ups are
+ * case-insensitive. Getters return null when nothing matches.
+ */
+export interface AuthStore {
+  /** Answers once the database is reachable (for health). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+
+  /**
+   * Creates the user, its confirmed primary e-mail and its personal namespace (path = username)
+   * as one unit: on any conflict nothing remains.
+   */
+  createUser(input: NewUser): Promise<UserRecord>;
+  getUser(id: number): Promise<UserRecord | null>;
+  getUsers(ids: number[]): Promise<UserRecord[]>;
+  findUserByUsername(username: string): Promise<UserRecord | null>;
+
+  addEmail(input: NewEmail): Promise<EmailRecord>;
+  /** Every e-mail of a user, primary first, then by id. */
+  listEmails(userId: number): Promise<EmailRecord[]>;
+
+  insertToken(input: NewToken): Promise<TokenRecord>;
+  getToken(id: number): Promise<TokenRecord | null>;
+  findTokenByHash(tokenHash: string): Promise<TokenRecord | null>;
+  listTokensByName(userId: number, name: string): Promise<TokenRecord[]>;
+  /** Sets `revoked`; returns the updated record or null when unknown. */
+  setTokenRevoked(id: number, revoked: boolean): Promise<TokenRecord | null>;
+
+  insertNamespace(input: NewNamespace): Promise<NamespaceRecord>;
+  getNamespace(id: number): Promise<NamespaceRecord | null>;
+  getNamespaces(ids: number[]): Promise<NamespaceRecord[]>;
+  findNamespaceByFullPath(fullPath: string): Promise<NamespaceRecord | null>;
+  /** Groups having any of `groupIds` among their ancestors. */
+  listDescendantGroups(groupIds: number[]): Promise<NamespaceRecord[]>;
+  setNamespacePlan(id: number, plan: PlanName): Promise<NamespaceRecord | null>;
+
+  insertProject(input: NewProject): Promise<ProjectRecord>;
+  getProject(id: number): Promise<ProjectRecord | null>;
+  findProjectByPath(pathWithNamespace: string): Promise<ProjectRecord | null>;
+
+  /** Inserts or updates the direct membership of (source, user). */
+  upsertMembership(input: MembershipRecord): Promise<void>;
+  listMembershipsOfUser(userId: number): Promise<MembershipRecord[]>;
+  listMembershipsOfSources(sources: { type: SourceType; id: number }[]): Promise<MembershipRecord[]>;
+
+  insertIntegrationKey(input: IntegrationKeyRecord): Promise<IntegrationKeyRecord>;
+  getIntegrationKey(integrationId: number): Promise<IntegrationKeyRecord | null>;
+  /** Keys of a project, oldest first (created_at, then integration id). */
+  listIntegrationKeys(projectId: number): Promise<IntegrationKeyRecord[]>;
+  findIntegrationKeyByEndpoint(projectId: number, endpointIdentifier: string): Promise<IntegrationKeyRecord | null>;
+  updateIntegrationKey(integrationId: number, patch: KeyPatch): Promise<IntegrationKeyRecord | null>;
+  /** Removes the key; returns what was removed, or null when there was nothing. */
+  deleteIntegrationKey(integrationId: number): Promise<IntegrationKeyRecord | null>;
+}

@@ -1,0 +1,127 @@
+import { randomBytes } from "node:crypto";
+import { type CallContext, type Clock, notFound, sha256Hex, unauthenticated } from "@tocsin/core";
+import { isPrivileged, requireAdmin, resolveActor } from "./actor.js";
+import type { AuthStore } from "./store.js";
+import type { Scope, TokenRecord } from "./types.js";
+import { isExpired, requireText, validateExpiresAt, validateScopes } from "./validation.js";
+
+/** Who a token belongs to, as AuthenticateToken answers. */
+export interface TokenPrincipal {
+  userId: number;
+  username: string;
+  isAdmin: boolean;
+  scopes: Scope[];
+  tokenId: number;
+}
+
+export interface CreatedToken {
+  record: TokenRecord;
+  /** The plain token; returned once, never stored. */
+  token: string;
+}
+
+const TOKEN_PREFIX = "glpat-";
+export const TOKEN_EXPIRED_MESSAGE = "Token is expired. You can either do re-authorization or token refresh.";
+export const TOKEN_REVOKED_MESSAGE = "Token was revoked. You have to re-authorize from the user.";
+
+/** A new plain token: `glpat-` + 20 URL-safe characters (120 random bits). */
+export function generateToken(): string {
+  return TOKEN_PREFIX + randomBytes(15).toString("base64url");
+}
+
+export function hashToken(token: string): string {
+  return sha256Hex(token);
+}
+
+interface CacheEntry {
+  principal: TokenPrincipal;
+  expiresAt: string | null;
+  cachedUntilMs: number;
+}
+
+export interface TokenServiceOptions {
+  /** How long a successful look-up is reused; failures are never cached. */
+  cacheTtlMs?: number;
+  cacheMaxEntries?: number;
+}
+
+/** Personal access tokens: creation, revocation and the hot-path authentication. */
+export class TokenService {
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly ttlMs: number;
+  private readonly maxEntries: number;
+
+  constructor(
+    private readonly store: AuthStore,
+    private readonly clock: Clock,
+    options: TokenServiceOptions = {},
+  ) {
+    this.ttlMs = options.cacheTtlMs ?? 10_000;
+    this.maxEntries = options.cacheMaxEntries ?? 10_000;
+  }
+
+  /** Admin only, for any user. */
+  async createToken(
+    ctx: CallContext,
+    input: { userId: number; name: string; scopes: string[]; expiresAt: string },
+  ): Promise<CreatedToken> {
+    requireAdmin(await resolveActor(this.store, ctx));
+    const name = requireText(input.name, "name");
+    const scopes = validateScopes(input.scopes);
+    const expiresAt = validateExpiresAt(input.expiresAt);
+    if (!(await this.store.getUser(input.userId))) throw notFound("User");
+    const token = generateToken();
+    const record = await this.store.insertToken({
+      userId: input.userId,
+      name,
+      scopes,
+      expiresAt,
+      revoked: false,
+      tokenHash: hashToken(token),
+      createdAt: this.clock.now(),
+    });
+    return { record, token };
+  }
+
+  /** Owner or admin; idempotent. Anyone else learns nothing: `404 Not Found`. */
+  async revokeToken(ctx: CallContext, id: number): Promise<void> {
+    const actor = await resolveActor(this.store, ctx);
+    const token = await this.store.getToken(id);
+    const mayRevoke = token && (isPrivileged(actor) || (actor.kind === "user" && actor.user.id === token.userId));
+    if (!token || !mayRevoke) throw notFound();
+    await this.store.setTokenRevoked(id, true);
+    this.cache.delete(token.tokenHash);
+  }
+
+  /** Resolves a plain token; UNAUTHENTICATED with TOKEN_INVALID, TOKEN_EXPIRED or TOKEN_REVOKED. */
+  async authenticate(token: string): Promise<TokenPrincipal> {
+    const hash = hashToken(token);
+    const now = this.clock.now();
+    const hit = this.cache.get(hash);
+    if (hit && hit.cachedUntilMs > now.getTime() && !isExpired(hit.expiresAt, now)) return hit.principal;
+    this.cache.delete(hash);
+
+    const record = token ? await this.store.findTokenByHash(hash) : null;
+    if (!record) throw unauthenticated("TOKEN_INVALID");
+    if (isExpired(record.expiresAt, now)) throw unauthenticated("TOKEN_EXPIRED", TOKEN_EXPIRED_MESSAGE);
+    if (record.revoked) throw unauthenticated("TOKEN_REVOKED", TOKEN_REVOKED_MESSAGE);
+    const user = await this.store.getUser(record.userId);
+    if (!user) throw unauthenticated("TOKEN_INVALID");
+
+    const principal: TokenPrincipal = {
+      userId: user.id,
+      username: user.username,
+      isAdmin: user.isAdmin,
+      scopes: record.scopes,
+      tokenId: record.id,
+    };
+    if (this.cache.size >= this.maxEntries) this.cache.clear();
+    this.cache.set(hash, { principal, expiresAt: record.expiresAt, cachedUntilMs: now.getTime() + this.ttlMs });
+    return principal;
+  }
+
+  /** Drops every cached look-up (tests, admin changes). */
+  clearCache(): void {
+    this.cache.clear();
+  }
+}

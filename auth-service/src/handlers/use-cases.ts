@@ -1,0 +1,18 @@
+import type { Clock } from "@tocsin/core";
+import type { GroupService } from "../domain/groups.js";
+import type { IntegrationKeyService } from "../domain/integration-keys.js";
+import type { KeyEventHub } from "../domain/key-events.js";
+import type { ProjectService } from "../domain/projects.js";
+import type { TokenService } from "../domain/tokens.js";
+import type { UserService } from "../domain/users.js";
+
+/** Everything the gRPC handlers call. */
+export interface UseCases {
+  users: UserService;
+  tokens: TokenService;
+  groups: GroupService;
+  projects: ProjectService;
+  keys: IntegrationKeyService;
+  hub: KeyEventHub;
+  clock: Clock;
+}

@@ -1,0 +1,130 @@
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type AppError, type CallContext, ConfigError, silentLogger } from "@tocsin/core";
+import { createClient } from "@tocsin/grpc";
+import { authV1 } from "@tocsin/proto";
+import { afterAll, describe, expect, it } from "vitest";
+import { loadConfig, startAuthService } from "./index.js";
+import { SqliteAuthStore } from "./store/sqlite-auth-store.js";
+
+const sys: CallContext = { requestId: "restart" };
+const as = (userId: number): CallContext => ({ requestId: "restart", principal: { userId } });
+
+describe("restart on the SQLite store", () => {
+  const dir = mkdtempSync(join(tmpdir(), "auth-restart-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const boot = async (adminToken: string) => {
+    const service = await startAuthService(
+      { AUTH_SERVICE_ADDR: "127.0.0.1:0", DATA_DIR: dir, ADMIN_TOKEN: adminToken, LOG_LEVEL: "silent" },
+      { logger: silentLogger() },
+    );
+    const client = createClient(authV1.AuthServiceService, { target: "auth", address: service.address });
+    return {
+      client,
+      async stop() {
+        client.close();
+        await service.stop();
+      },
+    };
+  };
+
+  const bootstrapTokens = async () => {
+    const store = new SqliteAuthStore(join(dir, "auth.db"));
+    const root = await store.findUserByUsername("root");
+    const tokens = root ? await store.listTokensByName(root.id, "bootstrap") : [];
+    await store.close();
+    return tokens;
+  };
+
+  it("keeps users, projects, keys and the admin token; the bootstrap is idempotent", async () => {
+    const first = await boot("first-admin-token-0123");
+    const rootId = (await first.client.authenticateToken({ token: "first-admin-token-0123" }, sys)).principal?.userId ?? 0;
+    const user = (
+      await first.client.createUser({ username: "keep", email: "keep@example.com", name: "K", admin: false }, as(rootId))
+    ).user;
+    const project = (await first.client.createProject({ name: "kept", path: "", namespaceId: 0 }, as(user?.id ?? 0))).project;
+    const key = (
+      await first.client.issueIntegrationKey({ projectId: project?.id ?? 0, integrationId: 7, type: 1, active: true }, sys)
+    ).key;
+    await first.stop();
+
+    // SECRET_KEY was unset: a key file was generated once, private to the owner.
+    const secretFile = join(dir, "secret.key");
+    expect(statSync(secretFile).mode & 0o777).toBe(0o600);
+    const secret = readFileSync(secretFile, "utf8");
+
+    const second = await boot("first-admin-token-0123");
+    const again = await second.client.authenticateToken({ token: "first-admin-token-0123" }, sys);
+    expect(again.principal).toMatchObject({ userId: rootId, isAdmin: true });
+    expect((await second.client.getUser({ id: user?.id ?? 0 }, sys)).user?.username).toBe("keep");
+    expect((await second.client.getProject({ idOrPath: "keep/kept" }, as(user?.id ?? 0))).project?.id).toBe(project?.id);
+    const keys = (await second.client.listIntegrationKeys({ projectId: project?.id ?? 0 }, sys)).keys;
+    expect(keys.map((k) => k.token)).toEqual([key?.token]);
+    await second.stop();
+    expect(readFileSync(secretFile, "utf8")).toBe(secret);
+    expect(await bootstrapTokens()).toHaveLength(1);
+
+    const third = await boot("second-admin-token-4567");
+    expect((await third.client.authenticateToken({ token: "second-admin-token-4567" }, sys)).principal?.userId).toBe(rootId);
+    const old = (await third.client
+      .authenticateToken({ token: "first-admin-token-0123" }, sys)
+      .catch((e: unknown) => e)) as AppError;
+    expect(old.reason).toBe("TOKEN_REVOKED");
+    await third.stop();
+    const tokens = await bootstrapTokens();
+    expect(tokens.map((t) => t.revoked)).toEqual([true, false]);
+  });
+});
+
+describe("shutdown", () => {
+  it("ends open WatchIntegrationKeys streams cleanly when the server stops", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "auth-stop-"));
+    const service = await startAuthService(
+      { AUTH_SERVICE_ADDR: "127.0.0.1:0", DATA_DIR: dir, SECRET_KEY: "secret-key-for-tests-0123456789", LOG_LEVEL: "silent" },
+      { logger: silentLogger() },
+    );
+    const client = createClient(authV1.AuthServiceService, { target: "auth", address: service.address });
+    const stream = client.stream("watchIntegrationKeys", {}, sys);
+    const ended = new Promise<string>((resolve) => {
+      stream.on("end", () => resolve("end"));
+      stream.on("error", (err) => resolve(`error: ${err.message}`));
+      stream.on("data", () => {});
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    const started = Date.now();
+    await service.stop();
+    expect(await ended).toBe("end");
+    expect(Date.now() - started).toBeLessThan(3000);
+    client.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe("configuration", () => {
+  it("names every bad variable in one error", () => {
+    let err: unknown;
+    try {
+      loadConfig({ AUTH_SERVICE_ADDR: "nope", MONGO_URL: "http://x", SECRET_KEY: "short" });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    const message = (err as Error).message;
+    for (const name of ["AUTH_SERVICE_ADDR", "MONGO_URL", "SECRET_KEY"]) expect(message).toContain(name);
+    expect(message).not.toContain("short");
+  });
+
+  it("fails to start with a bad configuration", async () => {
+    await expect(startAuthService({ AUTH_SERVICE_ADDR: "nope", MONGO_URL: "http://x" })).rejects.toThrow(
+      /AUTH_SERVICE_ADDR[\s\S]*MONGO_URL/,
+    );
+  });
+
+  it("reads defaults", () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ AUTH_SERVICE_ADDR: "127.0.0.1:50051", DATA_DIR: "./data", LOG_LEVEL: "info" });
+    expect(config.ADMIN_TOKEN).toBeUndefined();
+  });
+});

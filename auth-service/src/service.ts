@@ -1,0 +1,64 @@
+import { join } from "node:path";
+import { type Clock, type Logger, SecretBox } from "@tocsin/core";
+import { createGrpcServer, type GrpcServer } from "@tocsin/grpc";
+import { authV1, PROTO_FILES } from "@tocsin/proto";
+import { type AuthConfig, mongoDbName, resolveSecretKey } from "./config.js";
+import { ensureAdminToken } from "./domain/bootstrap.js";
+import { Directory } from "./domain/directory.js";
+import { GroupService } from "./domain/groups.js";
+import { IntegrationKeyService } from "./domain/integration-keys.js";
+import { KeyEventHub } from "./domain/key-events.js";
+import { ProjectService } from "./domain/projects.js";
+import type { AuthStore } from "./domain/store.js";
+import { TokenService } from "./domain/tokens.js";
+import { UserService } from "./domain/users.js";
+import { identityHandlers } from "./handlers/identity-handlers.js";
+import { projectHandlers } from "./handlers/project-handlers.js";
+import type { UseCases } from "./handlers/use-cases.js";
+import { MongoAuthStore } from "./store/mongo-auth-store.js";
+import { SqliteAuthStore } from "./store/sqlite-auth-store.js";
+
+export const SERVICE_NAME = "auth.v1.AuthService";
+
+/** MongoDB when MONGO_URL is set, else SQLite in DATA_DIR. */
+export async function openStore(config: AuthConfig): Promise<AuthStore> {
+  if (config.MONGO_URL) return MongoAuthStore.connect(config.MONGO_URL, mongoDbName(config));
+  return new SqliteAuthStore(join(config.DATA_DIR, "auth.db"));
+}
+
+export function createUseCases(store: AuthStore, secretKey: string, clock: Clock): UseCases {
+  const hub = new KeyEventHub();
+  const directory = new Directory(store);
+  return {
+    users: new UserService(store, clock),
+    tokens: new TokenService(store, clock),
+    groups: new GroupService(store, directory, hub, clock),
+    projects: new ProjectService(store, directory, clock),
+    keys: new IntegrationKeyService(store, directory, new SecretBox(secretKey), hub, clock),
+    hub,
+    clock,
+  };
+}
+
+export interface AuthServiceParts {
+  server: GrpcServer;
+  store: AuthStore;
+  useCases: UseCases;
+}
+
+/** Opens the store, bootstraps the admin token, and builds the gRPC server (not yet bound). */
+export async function createAuthService(config: AuthConfig, logger: Logger, clock: Clock): Promise<AuthServiceParts> {
+  const secretKey = resolveSecretKey(config, logger);
+  const store = await openStore(config);
+  try {
+    await store.ping();
+    if (config.ADMIN_TOKEN) await ensureAdminToken(store, clock, config.ADMIN_TOKEN, logger);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  const useCases = createUseCases(store, secretKey, clock);
+  const server = createGrpcServer({ logger, protoFiles: [PROTO_FILES.auth], serviceNames: [SERVICE_NAME] });
+  server.add(authV1.AuthServiceService, { ...identityHandlers(useCases), ...projectHandlers(useCases) });
+  return { server, store, useCases };
+}

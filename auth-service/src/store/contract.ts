@@ -1,0 +1,201 @@
+import { AppError } from "@tocsin/core";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { AuthStore } from "../domain/store.js";
+import type { IntegrationKeyRecord, NamespaceRecord } from "../domain/types.js";
+
+export interface StoreSetup {
+  store: AuthStore;
+  cleanup: () => Promise<void>;
+}
+
+const at = new Date("2026-11-21T10:00:00.123Z");
+const later = (ms: number) => new Date(at.getTime() + ms);
+
+async function reasonOf(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof AppError) return `${err.code}:${err.reason}`;
+    throw err;
+  }
+  return "no error";
+}
+
+const group = (path: string, parent?: NamespaceRecord): Omit<NamespaceRecord, "id"> => ({
+  kind: "group",
+  name: path,
+  path,
+  fullPath: parent ? `${parent.fullPath}/${path}` : path,
+  parentId: parent?.id ?? 0,
+  ancestorIds: parent ? [...parent.ancestorIds, parent.id] : [],
+  plan: "free",
+  ownerId: 0,
+  createdAt: at,
+});
+
+const key = (integrationId: number, projectId: number, endpointIdentifier: string, createdAt = at): IntegrationKeyRecord => ({
+  integrationId,
+  projectId,
+  type: "http",
+  endpointIdentifier,
+  sealedToken: `sealed-${integrationId}`,
+  tokenSha256: `hash-${integrationId}`,
+  active: true,
+  createdAt,
+});
+
+/** The behaviour every AuthStore adapter must have; run against SQLite and MongoDB. */
+export function describeAuthStoreContract(name: string, makeStore: () => Promise<StoreSetup>): void {
+  describe(`AuthStore contract: ${name}`, () => {
+    let store: AuthStore;
+    let cleanup: () => Promise<void>;
+    beforeEach(async () => {
+      ({ store, cleanup } = await makeStore());
+    });
+    afterEach(async () => {
+      await cleanup();
+    });
+
+    const user = (username: string, email = `${username}@example.com`) =>
+      store.createUser({ username, email, name: username.toUpperCase(), isAdmin: false, createdAt: at });
+
+    it("creates a user with a confirmed primary e-mail and a personal namespace", async () => {
+      const u = await user("Alice");
+      expect(u).toMatchObject({ username: "Alice", email: "Alice@example.com", isAdmin: false, createdAt: at });
+      expect(await store.getUser(u.id)).toEqual(u);
+      expect(await store.findUserByUsername("aLICE")).toEqual(u);
+      const ns = await store.getNamespace(u.namespaceId);
+      expect(ns).toMatchObject({ kind: "user", path: "Alice", fullPath: "Alice", ownerId: u.id, parentId: 0, ancestorIds: [] });
+      expect(await store.listEmails(u.id)).toEqual([
+        { id: expect.any(Number), userId: u.id, email: "Alice@example.com", confirmedAt: at, primary: true },
+      ]);
+      expect(await store.getUser(u.id + 1000)).toBeNull();
+    });
+
+    it("rejects duplicate usernames and e-mails case-insensitively, leaving nothing behind", async () => {
+      const a = await user("alice");
+      expect(await reasonOf(user("ALICE", "other@example.com"))).toBe("ALREADY_EXISTS:USERNAME_TAKEN");
+      expect(await reasonOf(user("bob", "ALICE@example.com"))).toBe("ALREADY_EXISTS:EMAIL_TAKEN");
+      // Neither failure kept its e-mail, user or namespace.
+      const bob = await user("bob", "other@example.com");
+      expect((await store.getUsers([a.id, bob.id, 9999])).map((u) => u.username)).toEqual(["alice", "bob"]);
+      await store.insertNamespace(group("team"));
+      expect(await reasonOf(user("Team"))).toBe("ALREADY_EXISTS:USERNAME_TAKEN");
+      expect(await store.findUserByUsername("team")).toBeNull();
+    });
+
+    it("keeps e-mails unique across users, primary first", async () => {
+      const a = await user("a");
+      const b = await user("b");
+      const second = await store.addEmail({ userId: a.id, email: "Second@example.com", confirmedAt: null, primary: false });
+      expect(second).toMatchObject({ userId: a.id, email: "Second@example.com", confirmedAt: null, primary: false });
+      expect(
+        await reasonOf(store.addEmail({ userId: b.id, email: "second@EXAMPLE.com", confirmedAt: null, primary: false })),
+      ).toBe("ALREADY_EXISTS:EMAIL_TAKEN");
+      expect((await store.listEmails(a.id)).map((e) => [e.email, e.primary, e.confirmedAt])).toEqual([
+        ["a@example.com", true, at],
+        ["Second@example.com", false, null],
+      ]);
+    });
+
+    it("stores tokens by hash, unique, revocable", async () => {
+      const u = await user("t");
+      const input = {
+        userId: u.id,
+        name: "ci",
+        scopes: ["api" as const],
+        expiresAt: "2027-01-01",
+        revoked: false,
+        tokenHash: "h1",
+        createdAt: at,
+      };
+      const t = await store.insertToken(input);
+      expect(await store.findTokenByHash("h1")).toEqual(t);
+      expect(await store.getToken(t.id)).toEqual(t);
+      expect(await reasonOf(store.insertToken({ ...input, name: "other" }))).toBe("ALREADY_EXISTS:TOKEN_TAKEN");
+      await store.insertToken({ ...input, tokenHash: "h2", expiresAt: null });
+      expect((await store.setTokenRevoked(t.id, true))?.revoked).toBe(true);
+      expect((await store.listTokensByName(u.id, "ci")).map((x) => [x.tokenHash, x.revoked, x.expiresAt])).toEqual([
+        ["h1", true, "2027-01-01"],
+        ["h2", false, null],
+      ]);
+      expect(await store.setTokenRevoked(99999, true)).toBeNull();
+      expect(await store.findTokenByHash("nope")).toBeNull();
+    });
+
+    it("keeps namespace full paths unique and finds descendants", async () => {
+      const top = await store.insertNamespace(group("Acme"));
+      const sub = await store.insertNamespace(group("ops", top));
+      const deep = await store.insertNamespace(group("db", sub));
+      await store.insertNamespace(group("other"));
+      expect(await reasonOf(store.insertNamespace(group("acme")))).toBe("ALREADY_EXISTS:PATH_TAKEN");
+      expect(await reasonOf(store.insertNamespace(group("OPS", top)))).toBe("ALREADY_EXISTS:PATH_TAKEN");
+      expect(await store.findNamespaceByFullPath("ACME/Ops/DB")).toEqual(deep);
+      expect((await store.listDescendantGroups([top.id])).map((g) => g.fullPath)).toEqual(["Acme/ops", "Acme/ops/db"]);
+      expect((await store.listDescendantGroups([sub.id])).map((g) => g.id)).toEqual([deep.id]);
+      expect(await store.listDescendantGroups([])).toEqual([]);
+      expect((await store.setNamespacePlan(top.id, "ultimate"))?.plan).toBe("ultimate");
+      expect((await store.getNamespaces([deep.id, top.id])).map((g) => [g.id, g.plan])).toEqual([
+        [top.id, "ultimate"],
+        [deep.id, "free"],
+      ]);
+      expect(await store.setNamespacePlan(99999, "premium")).toBeNull();
+    });
+
+    it("keeps project paths unique, case-insensitively", async () => {
+      const top = await store.insertNamespace(group("g"));
+      const p = await store.insertProject({ name: "P", path: "p", namespaceId: top.id, pathWithNamespace: "g/p", createdAt: at });
+      expect(await store.getProject(p.id)).toEqual(p);
+      expect(await store.findProjectByPath("G/P")).toEqual(p);
+      expect(
+        await reasonOf(
+          store.insertProject({ name: "x", path: "P", namespaceId: top.id, pathWithNamespace: "g/P", createdAt: at }),
+        ),
+      ).toBe("ALREADY_EXISTS:PATH_TAKEN");
+      expect(await store.getProject(99999)).toBeNull();
+    });
+
+    it("upserts memberships and lists them by user and by source", async () => {
+      await store.upsertMembership({ sourceType: "group", sourceId: 1, userId: 5, accessLevel: 30 });
+      await store.upsertMembership({ sourceType: "group", sourceId: 1, userId: 5, accessLevel: 40 });
+      await store.upsertMembership({ sourceType: "project", sourceId: 1, userId: 5, accessLevel: 10 });
+      await store.upsertMembership({ sourceType: "project", sourceId: 2, userId: 6, accessLevel: 20 });
+      const mine = await store.listMembershipsOfUser(5);
+      expect(mine.sort((a, b) => a.sourceType.localeCompare(b.sourceType))).toEqual([
+        { sourceType: "group", sourceId: 1, userId: 5, accessLevel: 40 },
+        { sourceType: "project", sourceId: 1, userId: 5, accessLevel: 10 },
+      ]);
+      const onSources = await store.listMembershipsOfSources([
+        { type: "group", id: 1 },
+        { type: "project", id: 2 },
+      ]);
+      expect(onSources.map((m) => m.userId).sort()).toEqual([5, 6]);
+      expect(await store.listMembershipsOfSources([])).toEqual([]);
+    });
+
+    it("keeps integration keys unique by id and by (project, endpoint), oldest first", async () => {
+      const b = await store.insertIntegrationKey(key(2, 10, "bbbb", later(5)));
+      const a = await store.insertIntegrationKey(key(1, 10, "aaaa", later(1)));
+      const c = await store.insertIntegrationKey(key(3, 10, "cccc", later(5)));
+      await store.insertIntegrationKey(key(4, 11, "aaaa"));
+      expect(await reasonOf(store.insertIntegrationKey(key(1, 12, "zzzz")))).toBe("ALREADY_EXISTS:INTEGRATION_TAKEN");
+      expect(await reasonOf(store.insertIntegrationKey(key(5, 10, "aaaa")))).toBe("ALREADY_EXISTS:ENDPOINT_TAKEN");
+      expect(await store.listIntegrationKeys(10)).toEqual([a, b, c]);
+      expect(await store.findIntegrationKeyByEndpoint(10, "bbbb")).toEqual(b);
+      expect(await store.updateIntegrationKey(1, { active: false, sealedToken: "s2", tokenSha256: "h2" })).toEqual({
+        ...a,
+        active: false,
+        sealedToken: "s2",
+        tokenSha256: "h2",
+      });
+      expect(await store.updateIntegrationKey(99, { active: false })).toBeNull();
+      expect(await store.deleteIntegrationKey(2)).toEqual(b);
+      expect(await store.deleteIntegrationKey(2)).toBeNull();
+      expect(await store.getIntegrationKey(2)).toBeNull();
+    });
+
+    it("answers ping", async () => {
+      await expect(store.ping()).resolves.toBeUndefined();
+    });
+  });
+}

@@ -1,0 +1,54 @@
+import type { AppError } from "@tocsin/core";
+import { emailTaken, endpointTaken, integrationTaken, pathTaken, tokenTaken, usernameTaken } from "../domain/errors.js";
+
+/** The unique rules of the store, named alike in both adapters. */
+export type UniqueRule = "username" | "email" | "path" | "token" | "integration" | "endpoint";
+
+export function duplicateFor(rule: UniqueRule): AppError {
+  switch (rule) {
+    case "username":
+      return usernameTaken();
+    case "email":
+      return emailTaken();
+    case "path":
+      return pathTaken();
+    case "token":
+      return tokenTaken();
+    case "integration":
+      return integrationTaken();
+    case "endpoint":
+      return endpointTaken();
+  }
+}
+
+const SQLITE_RULES: [string, UniqueRule][] = [
+  ["users.username_lower", "username"],
+  ["emails.email_lower", "email"],
+  ["namespaces.full_path_lower", "path"],
+  ["projects.path_lower", "path"],
+  ["tokens.token_hash", "token"],
+  ["integration_keys.integration_id", "integration"],
+  ["integration_keys.project_id", "endpoint"],
+];
+
+/** The rule a better-sqlite3 UNIQUE failure broke, or null for any other error. */
+export function sqliteDuplicate(err: unknown): UniqueRule | null {
+  if (!(err instanceof Error) || !/UNIQUE constraint failed/.test(err.message)) return null;
+  for (const [column, rule] of SQLITE_RULES) if (err.message.includes(column)) return rule;
+  return null;
+}
+
+/** Index names of the MongoDB adapter. */
+export const MONGO_INDEX: Record<UniqueRule, string> = {
+  username: "uniq_username",
+  email: "uniq_email",
+  path: "uniq_path",
+  token: "uniq_token_hash",
+  integration: "_id_",
+  endpoint: "uniq_endpoint",
+};
+
+/** A MongoDB (or FerretDB) duplicate-key failure. */
+export function isDuplicateKey(err: unknown): boolean {
+  return (err as { code?: number } | null)?.code === 11000;
+}

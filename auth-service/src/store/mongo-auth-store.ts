@@ -1,0 +1,325 @@
+import { type Db, MongoClient } from "mongodb";
+import type { AuthStore, KeyPatch, NewEmail, NewNamespace, NewProject, NewToken, NewUser } from "../domain/store.js";
+import type {
+  EmailRecord,
+  IntegrationKeyRecord,
+  MembershipRecord,
+  NamespaceRecord,
+  PlanName,
+  ProjectRecord,
+  SourceType,
+  TokenRecord,
+  UserRecord,
+} from "../domain/types.js";
+import { duplicateFor, isDuplicateKey, type UniqueRule } from "./duplicates.js";
+import { createMongoIndexes, type Docs, fromDoc, type KeyDoc, type MemberDoc } from "./mongo-docs.js";
+
+/**
+ * Runs an insert, turning E11000 into the ALREADY_EXISTS of `rule`. FerretDB's duplicate-key
+ * errors name neither the index nor the key, so each call site says which rule it can break.
+ */
+async function guard<T>(fn: () => Promise<T>, rule: UniqueRule | (() => Promise<UniqueRule>)): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (!isDuplicateKey(err)) throw err;
+    throw duplicateFor(typeof rule === "function" ? await rule() : rule);
+  }
+}
+
+/**
+ * AuthStore on MongoDB (FerretDB-compatible subset: no transactions, no aggregation). Ids come
+ * from a `counters` collection; uniqueness from unique indexes.
+ */
+export class MongoAuthStore implements AuthStore {
+  private constructor(
+    private readonly client: MongoClient,
+    private readonly db: Db,
+    private readonly c: Docs,
+  ) {}
+
+  static async connect(url: string, dbName: string): Promise<MongoAuthStore> {
+    const client = new MongoClient(url, { serverSelectionTimeoutMS: 5000 });
+    await client.connect();
+    try {
+      const db = client.db(dbName);
+      const c: Docs = {
+        counters: db.collection("counters"),
+        users: db.collection("users"),
+        emails: db.collection("emails"),
+        tokens: db.collection("tokens"),
+        namespaces: db.collection("namespaces"),
+        projects: db.collection("projects"),
+        memberships: db.collection("memberships"),
+        keys: db.collection("integration_keys"),
+      };
+      await createMongoIndexes(c);
+      return new MongoAuthStore(client, db, c);
+    } catch (err) {
+      await client.close();
+      throw err;
+    }
+  }
+
+  /** Drops the whole database (tests). */
+  async drop(): Promise<void> {
+    await this.db.dropDatabase();
+  }
+
+  async ping(): Promise<void> {
+    await this.db.command({ ping: 1 });
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+
+  private async nextId(name: string): Promise<number> {
+    const doc = await this.c.counters.findOneAndUpdate(
+      { _id: name },
+      { $inc: { seq: 1 } },
+      { upsert: true, returnDocument: "after" },
+    );
+    if (!doc) throw new Error(`sequence ${name} did not answer`);
+    return doc.seq;
+  }
+
+  /**
+   * No transactions: namespace, user and primary e-mail are inserted in turn and the earlier
+   * inserts are removed again when a later one conflicts.
+   */
+  async createUser(input: NewUser): Promise<UserRecord> {
+    const id = await this.nextId("users");
+    const nsId = await this.nextId("namespaces");
+    const name = input.username;
+    await guard(
+      () =>
+        this.c.namespaces.insertOne({
+          _id: nsId,
+          kind: "user",
+          name: input.name,
+          path: name,
+          fullPath: name,
+          fullPathLower: name.toLowerCase(),
+          parentId: 0,
+          ancestorIds: [],
+          plan: "free",
+          ownerId: id,
+          createdAt: input.createdAt,
+        }),
+      "username",
+    );
+    const user = {
+      _id: id,
+      username: name,
+      usernameLower: name.toLowerCase(),
+      name: input.name,
+      email: input.email,
+      isAdmin: input.isAdmin,
+      namespaceId: nsId,
+      createdAt: input.createdAt,
+    };
+    try {
+      await guard(() => this.c.users.insertOne(user), "username");
+      const emailId = await this.nextId("emails");
+      await guard(
+        () =>
+          this.c.emails.insertOne({
+            _id: emailId,
+            userId: id,
+            email: input.email,
+            emailLower: input.email.toLowerCase(),
+            confirmedAt: input.createdAt,
+            primary: true,
+          }),
+        "email",
+      );
+    } catch (err) {
+      await this.c.users.deleteOne({ _id: id });
+      await this.c.namespaces.deleteOne({ _id: nsId });
+      throw err;
+    }
+    return fromDoc.user(user);
+  }
+
+  async getUser(id: number): Promise<UserRecord | null> {
+    const doc = await this.c.users.findOne({ _id: id });
+    return doc ? fromDoc.user(doc) : null;
+  }
+
+  async getUsers(ids: number[]): Promise<UserRecord[]> {
+    if (ids.length === 0) return [];
+    return (
+      await this.c.users
+        .find({ _id: { $in: ids } })
+        .sort({ _id: 1 })
+        .toArray()
+    ).map(fromDoc.user);
+  }
+
+  async findUserByUsername(username: string): Promise<UserRecord | null> {
+    const doc = await this.c.users.findOne({ usernameLower: username.toLowerCase() });
+    return doc ? fromDoc.user(doc) : null;
+  }
+
+  async addEmail(input: NewEmail): Promise<EmailRecord> {
+    const id = await this.nextId("emails");
+    await guard(() => this.c.emails.insertOne({ _id: id, ...input, emailLower: input.email.toLowerCase() }), "email");
+    return { ...input, id };
+  }
+
+  async listEmails(userId: number): Promise<EmailRecord[]> {
+    const docs = await this.c.emails.find({ userId }).sort({ _id: 1 }).toArray();
+    return docs.map(fromDoc.email).sort((a, b) => Number(b.primary) - Number(a.primary));
+  }
+
+  async insertToken(input: NewToken): Promise<TokenRecord> {
+    const id = await this.nextId("tokens");
+    await guard(() => this.c.tokens.insertOne({ _id: id, ...input, scopes: [...input.scopes] }), "token");
+    return { ...input, id };
+  }
+
+  async getToken(id: number): Promise<TokenRecord | null> {
+    const doc = await this.c.tokens.findOne({ _id: id });
+    return doc ? fromDoc.token(doc) : null;
+  }
+
+  async findTokenByHash(tokenHash: string): Promise<TokenRecord | null> {
+    const doc = await this.c.tokens.findOne({ tokenHash });
+    return doc ? fromDoc.token(doc) : null;
+  }
+
+  async listTokensByName(userId: number, name: string): Promise<TokenRecord[]> {
+    return (await this.c.tokens.find({ userId, name }).sort({ _id: 1 }).toArray()).map(fromDoc.token);
+  }
+
+  async setTokenRevoked(id: number, revoked: boolean): Promise<TokenRecord | null> {
+    const doc = await this.c.tokens.findOneAndUpdate({ _id: id }, { $set: { revoked } }, { returnDocument: "after" });
+    return doc ? fromDoc.token(doc) : null;
+  }
+
+  async insertNamespace(input: NewNamespace): Promise<NamespaceRecord> {
+    const id = await this.nextId("namespaces");
+    await guard(
+      () =>
+        this.c.namespaces.insertOne({
+          _id: id,
+          ...input,
+          ancestorIds: [...input.ancestorIds],
+          fullPathLower: input.fullPath.toLowerCase(),
+        }),
+      "path",
+    );
+    return { ...input, id };
+  }
+
+  async getNamespace(id: number): Promise<NamespaceRecord | null> {
+    const doc = await this.c.namespaces.findOne({ _id: id });
+    return doc ? fromDoc.namespace(doc) : null;
+  }
+
+  async getNamespaces(ids: number[]): Promise<NamespaceRecord[]> {
+    if (ids.length === 0) return [];
+    return (
+      await this.c.namespaces
+        .find({ _id: { $in: ids } })
+        .sort({ _id: 1 })
+        .toArray()
+    ).map(fromDoc.namespace);
+  }
+
+  async findNamespaceByFullPath(fullPath: string): Promise<NamespaceRecord | null> {
+    const doc = await this.c.namespaces.findOne({ fullPathLower: fullPath.toLowerCase() });
+    return doc ? fromDoc.namespace(doc) : null;
+  }
+
+  async listDescendantGroups(groupIds: number[]): Promise<NamespaceRecord[]> {
+    if (groupIds.length === 0) return [];
+    const docs = await this.c.namespaces
+      .find({ kind: "group", ancestorIds: { $in: groupIds } })
+      .sort({ _id: 1 })
+      .toArray();
+    return docs.map(fromDoc.namespace);
+  }
+
+  async setNamespacePlan(id: number, plan: PlanName): Promise<NamespaceRecord | null> {
+    const doc = await this.c.namespaces.findOneAndUpdate({ _id: id }, { $set: { plan } }, { returnDocument: "after" });
+    return doc ? fromDoc.namespace(doc) : null;
+  }
+
+  async insertProject(input: NewProject): Promise<ProjectRecord> {
+    const id = await this.nextId("projects");
+    await guard(() => this.c.projects.insertOne({ _id: id, ...input, pathLower: input.pathWithNamespace.toLowerCase() }), "path");
+    return { ...input, id };
+  }
+
+  async getProject(id: number): Promise<ProjectRecord | null> {
+    const doc = await this.c.projects.findOne({ _id: id });
+    return doc ? fromDoc.project(doc) : null;
+  }
+
+  async findProjectByPath(pathWithNamespace: string): Promise<ProjectRecord | null> {
+    const doc = await this.c.projects.findOne({ pathLower: pathWithNamespace.toLowerCase() });
+    return doc ? fromDoc.project(doc) : null;
+  }
+
+  async upsertMembership(m: MembershipRecord): Promise<void> {
+    const _id = `${m.sourceType}:${m.sourceId}:${m.userId}`;
+    await this.c.memberships.updateOne(
+      { _id },
+      {
+        $set: { accessLevel: m.accessLevel },
+        $setOnInsert: { sourceType: m.sourceType, sourceId: m.sourceId, userId: m.userId },
+      },
+      { upsert: true },
+    );
+  }
+
+  async listMembershipsOfUser(userId: number): Promise<MembershipRecord[]> {
+    return (await this.c.memberships.find({ userId }).toArray()).map(fromDoc.membership);
+  }
+
+  async listMembershipsOfSources(sources: { type: SourceType; id: number }[]): Promise<MembershipRecord[]> {
+    if (sources.length === 0) return [];
+    const filter = { $or: sources.map((s) => ({ sourceType: s.type, sourceId: s.id })) } as Partial<MemberDoc>;
+    return (await this.c.memberships.find(filter).toArray()).map(fromDoc.membership);
+  }
+
+  async insertIntegrationKey(input: IntegrationKeyRecord): Promise<IntegrationKeyRecord> {
+    const { integrationId, ...rest } = input;
+    await guard(
+      () => this.c.keys.insertOne({ _id: integrationId, ...rest }),
+      async () => ((await this.c.keys.findOne({ _id: integrationId })) ? "integration" : "endpoint"),
+    );
+    return { ...input };
+  }
+
+  async getIntegrationKey(integrationId: number): Promise<IntegrationKeyRecord | null> {
+    const doc = await this.c.keys.findOne({ _id: integrationId });
+    return doc ? fromDoc.key(doc) : null;
+  }
+
+  async listIntegrationKeys(projectId: number): Promise<IntegrationKeyRecord[]> {
+    return (await this.c.keys.find({ projectId }).sort({ createdAt: 1, _id: 1 }).toArray()).map(fromDoc.key);
+  }
+
+  async findIntegrationKeyByEndpoint(projectId: number, endpointIdentifier: string): Promise<IntegrationKeyRecord | null> {
+    const doc = await this.c.keys.findOne({ projectId, endpointIdentifier });
+    return doc ? fromDoc.key(doc) : null;
+  }
+
+  async updateIntegrationKey(integrationId: number, patch: KeyPatch): Promise<IntegrationKeyRecord | null> {
+    const set: Partial<KeyDoc> = {};
+    if (patch.active !== undefined) set.active = patch.active;
+    if (patch.sealedToken !== undefined) set.sealedToken = patch.sealedToken;
+    if (patch.tokenSha256 !== undefined) set.tokenSha256 = patch.tokenSha256;
+    if (Object.keys(set).length === 0) return this.getIntegrationKey(integrationId);
+    const doc = await this.c.keys.findOneAndUpdate({ _id: integrationId }, { $set: set }, { returnDocument: "after" });
+    return doc ? fromDoc.key(doc) : null;
+  }
+
+  async deleteIntegrationKey(integrationId: number): Promise<IntegrationKeyRecord | null> {
+    const doc = await this.c.keys.findOneAndDelete({ _id: integrationId });
+    return doc ? fromDoc.key(doc) : null;
+  }
+}
