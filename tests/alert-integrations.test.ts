@@ -16,7 +16,8 @@ describe("alert integrations, end to end", () => {
   let stranger: SeededUser;
   let free: SeededProject;
   let premium: SeededProject;
-  const base = (p: SeededProject | string) => `/api/v4/projects/${encodeURIComponent(typeof p === "string" ? p : p.path_with_namespace)}/alert_management`;
+  const base = (p: SeededProject | string) =>
+    `/api/v4/projects/${encodeURIComponent(typeof p === "string" ? p : p.path_with_namespace)}/alert_management`;
   const as = (u: SeededUser) => api(sys.url, u.token);
 
   beforeAll(async () => {
@@ -39,12 +40,287 @@ describe("alert integrations, end to end", () => {
   it("creates an HTTP Endpoint with its URL and key, inactive by default", async () => {
     const res = await as(maintainer).post(`${base(free)}/http_integrations`, { name: "Datadog Prod" });
     expect(res.status, res.text).toBe(201);
-    expect(res.body).toMatchObject({ name: "Datadog Prod", type: "http", active: false, payload_example: {}, payload_attribute_mappings: {} });
+    expect(res.body).toMatchObject({
+      name: "Datadog Prod",
+      type: "http",
+      active: false,
+      payload_example: {},
+      payload_attribute_mappings: {},
+    });
     expect(res.body.token).toMatch(/^[0-9a-f]{32}$/);
     expect(res.body.endpoint_identifier).toMatch(/^[0-9a-f]{16}$/);
-    expect(res.body.url).toBe(`http://localhost:8080/free-org/app/alerts/notify/datadog-prod/${res.body.endpoint_identifier}.json`);
+    expect(res.body.url).toBe(
+      `http://localhost:8080/free-org/app/alerts/notify/datadog-prod/${res.body.endpoint_identifier}.json`,
+    );
     expect(res.body.created_at).toMatch(ISO_MS);
     const got = await as(maintainer).get(`${base(free)}/http_integrations/${res.body.id}`);
     expect(got.body).toEqual(res.body);
+  });
+
+  it("shows every integration of every type, oldest first, to maintainers", async () => {
+    const http = await as(maintainer).post(`${base(premium)}/http_integrations`, { name: "First", active: true });
+    await as(maintainer).get(`${base(premium)}/prometheus_integration`);
+    await as(maintainer).get(`${base(premium)}/opsgenie_integration`);
+    const list = await as(maintainer).get(`${base(premium)}/integrations`);
+    expect(list.status).toBe(200);
+    expect(list.body).toEqual(
+      expect.arrayContaining([
+        { id: http.body.id, name: "First", type: "http", active: true },
+        { id: expect.any(Number), name: "Prometheus", type: "prometheus", active: false },
+        { id: expect.any(Number), name: "Opsgenie", type: "opsgenie", active: false },
+      ]),
+    );
+    expect(list.body.map((i: { id: number }) => i.id)).toEqual(
+      [...list.body.map((i: { id: number }) => i.id)].sort((a, b) => a - b),
+    );
+  });
+
+  it("applies the roles: developers 403, non-members 404, anonymous 401", async () => {
+    const paths = ["integrations", "prometheus_integration", "opsgenie_integration"];
+    for (const p of paths) {
+      expect((await as(developer).get(`${base(free)}/${p}`)).body).toEqual({ message: "403 Forbidden" });
+      const hidden = await as(stranger).get(`${base(free)}/${p}`);
+      expect(hidden.status).toBe(404);
+      expect(hidden.body).toEqual({ message: "404 Project Not Found" });
+      expect((await api(sys.url).get(`${base(free)}/${p}`)).status).toBe(401);
+    }
+    expect((await as(developer).post(`${base(free)}/http_integrations`, { name: "x" })).status).toBe(403);
+    expect((await as(stranger).post(`${base(free)}/http_integrations`, { name: "x" })).status).toBe(404);
+    expect((await as(maintainer).get(`/api/v4/projects/999999/alert_management/integrations`)).status).toBe(404);
+  });
+
+  it("Free: one HTTP integration; a second is refused with GitLab's message", async () => {
+    const res = await as(maintainer).post(`${base(free)}/http_integrations`, { name: "Another" });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ message: "Multiple integrations of a single type are not supported for this project" });
+  });
+
+  it("Free: no custom mapping or payload fields", async () => {
+    const p = await seedProject(sys.url, maintainer.token, {
+      path: "free-two",
+      namespaceId: (await seedGroup(sys.url, maintainer.token, { path: "free-org-2" })).id,
+    });
+    const res = await as(maintainer).post(`${base(p)}/http_integrations`, { name: "Mapped", payload_example: { a: "b" } });
+    expect(res.status).toBe(403);
+    expect(res.body.message).toMatch(/Premium/);
+    const fields = await as(maintainer).post(`${base(p)}/payload_fields`, { payload_example: { a: "b" } });
+    expect(fields.status).toBe(403);
+  });
+
+  it("Premium: several uniquely named HTTP integrations", async () => {
+    const a = await as(maintainer).post(`${base(premium)}/http_integrations`, { name: "Grafana" });
+    const b = await as(maintainer).post(`${base(premium)}/http_integrations`, { name: "Datadog" });
+    expect([a.status, b.status]).toEqual([201, 201]);
+    const dup = await as(maintainer).post(`${base(premium)}/http_integrations`, { name: "grafana" });
+    expect(dup.status).toBe(409);
+    expect(dup.body).toEqual({ message: { name: ["has already been taken"] } });
+    const rename = await as(maintainer).put(`${base(premium)}/http_integrations/${b.body.id}`, { name: "GRAFANA" });
+    expect(rename.status).toBe(409);
+  });
+
+  it("validates names and refuses issued fields", async () => {
+    expect((await as(maintainer).post(`${base(premium)}/http_integrations`, {})).body).toEqual({ error: "name is missing" });
+    expect((await as(maintainer).post(`${base(premium)}/http_integrations`, { name: "  " })).body).toEqual({
+      message: { name: ["can't be blank"] },
+    });
+    const long = await as(maintainer).post(`${base(premium)}/http_integrations`, { name: "x".repeat(256) });
+    expect(long.status).toBe(400);
+    const created = await as(maintainer).post(`${base(premium)}/http_integrations`, { name: "Fixed" });
+    for (const field of ["token", "endpoint_identifier"]) {
+      const res = await as(maintainer).put(`${base(premium)}/http_integrations/${created.body.id}`, {
+        [field]: "0123456789abcdef",
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.message).toMatch(new RegExp(`${field} cannot be set`));
+    }
+    expect((await as(maintainer).get(`${base(premium)}/http_integrations/${created.body.id}`)).body.token).toBe(
+      created.body.token,
+    );
+    expect((await as(maintainer).get(`${base(premium)}/http_integrations/abc`)).body).toEqual({
+      error: "integration_id is invalid",
+    });
+    expect((await as(maintainer).get(`${base(premium)}/http_integrations/99999`)).status).toBe(404);
+    // Another project's integration id is not found through this project.
+    const freeList = await as(maintainer).get(`${base(free)}/integrations`);
+    expect((await as(maintainer).get(`${base(premium)}/http_integrations/${freeList.body[0].id}`)).status).toBe(404);
+  });
+
+  it("updates, resets the key and deletes", async () => {
+    const c = await as(maintainer).post(`${base(premium)}/http_integrations`, { name: "Lifecycle" });
+    const u = await as(maintainer).put(`${base(premium)}/http_integrations/${c.body.id}`, { name: "Life Cycle", active: true });
+    expect(u.status).toBe(200);
+    expect(u.body).toMatchObject({
+      name: "Life Cycle",
+      active: true,
+      token: c.body.token,
+      endpoint_identifier: c.body.endpoint_identifier,
+    });
+    expect(u.body.url).toMatch(/\/alerts\/notify\/life-cycle\//);
+    const r = await as(maintainer).post(`${base(premium)}/http_integrations/${c.body.id}/reset_token`);
+    expect(r.status).toBe(200);
+    expect(r.body.token).toMatch(/^[0-9a-f]{32}$/);
+    expect(r.body.token).not.toBe(c.body.token);
+    expect(r.body.endpoint_identifier).toBe(c.body.endpoint_identifier);
+    expect((await as(maintainer).del(`${base(premium)}/http_integrations/${c.body.id}`)).status).toBe(204);
+    expect((await as(maintainer).get(`${base(premium)}/http_integrations/${c.body.id}`)).status).toBe(404);
+    expect((await as(maintainer).del(`${base(premium)}/http_integrations/${c.body.id}`)).status).toBe(404);
+  });
+
+  it("custom mapping (Premium): sample payload, mapping, and the mapping cleared by a new sample", async () => {
+    const example = { alert: { name: "Disk", started: "2026-11-21T10:00:00Z", hosts: ["a", "b"] }, level: 3 };
+    const mapping = {
+      title: { path: ["alert", "name"], type: "string" },
+      start_time: { path: ["alert", "started"], type: "datetime" },
+    };
+    const c = await as(maintainer).post(`${base(premium)}/http_integrations`, {
+      name: "Mapped",
+      payload_example: example,
+      payload_attribute_mappings: mapping,
+    });
+    expect(c.status, c.text).toBe(201);
+    expect(c.body.payload_example).toEqual(example);
+    expect(c.body.payload_attribute_mappings).toEqual(mapping);
+    const same = await as(maintainer).put(`${base(premium)}/http_integrations/${c.body.id}`, {
+      payload_example: JSON.stringify(example),
+    });
+    expect(same.body.mapping_cleared).toBeUndefined();
+    expect(same.body.payload_attribute_mappings).toEqual(mapping);
+    const changed = await as(maintainer).put(`${base(premium)}/http_integrations/${c.body.id}`, {
+      payload_example: { other: "x" },
+    });
+    expect(changed.body).toMatchObject({
+      mapping_cleared: true,
+      payload_attribute_mappings: {},
+      payload_example: { other: "x" },
+    });
+    const bad = [
+      [{ nope: { path: ["a"], type: "string" } }, /unknown alert field 'nope'/],
+      [{ title: { path: [], type: "string" } }, /path/],
+      [{ title: { path: ["a"], type: "number" } }, /type/],
+      [{ title: { path: ["a"], type: "string", extra: 1 } }, /unknown properties: extra/],
+      ["not json", /valid JSON/],
+    ] as const;
+    for (const [value, message] of bad) {
+      const res = await as(maintainer).put(`${base(premium)}/http_integrations/${c.body.id}`, {
+        payload_attribute_mappings: value,
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.message).toMatch(message);
+    }
+    for (const value of ["[1]", "{", `{"a":${"[".repeat(101)}${"]".repeat(101)}}`]) {
+      const res = await as(maintainer).put(`${base(premium)}/http_integrations/${c.body.id}`, { payload_example: value });
+      expect(res.status, value.slice(0, 10)).toBe(400);
+    }
+  });
+
+  it("payload fields: strings, datetimes and arrays with their elements", async () => {
+    const payload_example = {
+      title: "x",
+      started: "2026-11-21T10:00:00Z",
+      count: 3,
+      flag: true,
+      nothing: null,
+      nested: { deep: { key: "v" } },
+      arr: [{ key_b: ["x"] }, "s", [["y"]]],
+    };
+    const res = await as(maintainer).post(`${base(premium)}/payload_fields`, {
+      payload_example: JSON.stringify(payload_example),
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toEqual([
+      { path: ["title"], label: "title", type: "string" },
+      { path: ["started"], label: "started", type: "datetime" },
+      { path: ["nested", "deep", "key"], label: "nested/deep/key", type: "string" },
+      { path: ["arr"], label: "arr", type: "array" },
+      { path: ["arr", 0, "key_b"], label: "arr[0]/key_b", type: "array" },
+      { path: ["arr", 0, "key_b", 0], label: "arr[0]/key_b[0]", type: "string" },
+      { path: ["arr", 1], label: "arr[1]", type: "string" },
+      { path: ["arr", 2], label: "arr[2]", type: "array" },
+      { path: ["arr", 2, 0], label: "arr[2][0]", type: "array" },
+      { path: ["arr", 2, 0, 0], label: "arr[2][0][0]", type: "string" },
+    ]);
+    expect((await as(maintainer).post(`${base(premium)}/payload_fields`, {})).body).toEqual({
+      error: "payload_example is missing",
+    });
+    expect((await as(maintainer).post(`${base(premium)}/payload_fields`, { payload_example: "[]" })).status).toBe(400);
+    expect((await as(developer).post(`${base(premium)}/payload_fields`, { payload_example: "{}" })).status).toBe(403);
+  });
+
+  it("prometheus: one per project, created inactive, with its own URL and key", async () => {
+    const g = await as(maintainer).get(`${base(free)}/prometheus_integration`);
+    expect(g.status).toBe(200);
+    expect(g.body).toMatchObject({
+      type: "prometheus",
+      name: "Prometheus",
+      active: false,
+      url: "http://localhost:8080/free-org/app/prometheus/alerts/notify.json",
+    });
+    expect(g.body.token).toMatch(/^[0-9a-f]{32}$/);
+    const again = await as(maintainer).get(`${base(free)}/prometheus_integration`);
+    expect(again.body.id).toBe(g.body.id);
+    const u = await as(maintainer).put(`${base(free)}/prometheus_integration`, {
+      active: true,
+      api_url: "https://prom.example.com",
+    });
+    expect(u.body).toMatchObject({ active: true, api_url: "https://prom.example.com", token: g.body.token });
+    expect((await as(maintainer).put(`${base(free)}/prometheus_integration`, { api_url: "ftp://x" })).status).toBe(400);
+    const r = await as(maintainer).post(`${base(free)}/prometheus_integration/reset_token`);
+    expect(r.body.token).not.toBe(g.body.token);
+    expect((await as(developer).get(`${base(free)}/prometheus_integration`)).status).toBe(403);
+  });
+
+  it("opsgenie: needs an http(s) URL, and excludes every other active integration both ways", async () => {
+    const g = await seedGroup(sys.url, sys.adminToken, { path: "ops-org", plan: "premium" });
+    await addMember(sys.url, sys.adminToken, "groups", g.id, maintainer.user.id, 40);
+    const p = await seedProject(sys.url, maintainer.token, { path: "ops", namespaceId: g.id });
+    const http = await as(maintainer).post(`${base(p)}/http_integrations`, { name: "Active one", active: true });
+    expect((await as(maintainer).get(`${base(p)}/opsgenie_integration`)).body).toMatchObject({
+      type: "opsgenie",
+      active: false,
+      api_url: null,
+      url: null,
+      token: null,
+    });
+    expect((await as(maintainer).put(`${base(p)}/opsgenie_integration`, { active: true })).status).toBe(400);
+    expect((await as(maintainer).put(`${base(p)}/opsgenie_integration`, { active: true, api_url: "not a url" })).status).toBe(
+      400,
+    );
+    const blocked = await as(maintainer).put(`${base(p)}/opsgenie_integration`, {
+      active: true,
+      api_url: "https://app.opsgenie.com/alert/list",
+    });
+    expect(blocked.status).toBe(400);
+    expect(blocked.body.message).toMatch(/another alert integration is active/);
+    await as(maintainer).put(`${base(p)}/http_integrations/${http.body.id}`, { active: false });
+    const on = await as(maintainer).put(`${base(p)}/opsgenie_integration`, {
+      active: true,
+      api_url: "https://app.opsgenie.com/alert/list",
+    });
+    expect(on.status, on.text).toBe(200);
+    expect(on.body).toMatchObject({ active: true, api_url: "https://app.opsgenie.com/alert/list" });
+    const enable = await as(maintainer).put(`${base(p)}/http_integrations/${http.body.id}`, { active: true });
+    expect(enable.status).toBe(400);
+    expect(enable.body.message).toMatch(/Opsgenie integration is active/);
+    expect((await as(maintainer).post(`${base(p)}/http_integrations`, { name: "New active", active: true })).status).toBe(400);
+    expect((await as(maintainer).put(`${base(p)}/prometheus_integration`, { active: true })).status).toBe(400);
+    expect((await as(maintainer).post(`${base(p)}/http_integrations`, { name: "New inactive" })).status).toBe(201);
+  });
+
+  it("accepts a URL-encoded full path as :id", async () => {
+    const res = await as(maintainer).get(`/api/v4/projects/${encodeURIComponent("free-org/app")}/alert_management/integrations`);
+    expect(res.status).toBe(200);
+    expect(res.body[0]).toMatchObject({ type: "http", name: "Datadog Prod" });
+  });
+
+  it("Free: racing creates still leave exactly one HTTP integration", async () => {
+    const g = await seedGroup(sys.url, maintainer.token, { path: "race-org" });
+    const p = await seedProject(sys.url, maintainer.token, { path: "race", namespaceId: g.id });
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => as(maintainer).post(`${base(p)}/http_integrations`, { name: `Racer ${i}` })));
+    expect(results.filter((r) => r.status === 201)).toHaveLength(1);
+    expect(results.filter((r) => r.status === 403)).toHaveLength(7);
+    const list = await as(maintainer).get(`${base(p)}/integrations`);
+    expect(list.body).toHaveLength(1);
+    const prom = await Promise.all(Array.from({ length: 5 }, () => as(maintainer).get(`${base(p)}/prometheus_integration`)));
+    expect(new Set(prom.map((r) => r.body.id)).size).toBe(1);
   });
 });

@@ -67,7 +67,12 @@ describe.each(processes)("deploy/env/$name.env.example", ({ name, dir, load }) =
   });
 });
 
-const SECRETS = ["s3cr3t-mongo-password", "r3dis-password-xyz", "admin-token-that-must-not-leak", "secret-key-that-must-not-leak-0123"];
+const SECRETS = [
+  "s3cr3t-mongo-password",
+  "r3dis-password-xyz",
+  "admin-token-that-must-not-leak",
+  "secret-key-that-must-not-leak-0123",
+];
 
 /** Several bad variables at once; values carry secrets that must never be echoed. */
 const badCommon: Env = {

@@ -27,7 +27,11 @@ describe("a real GitLab client (@gitbeaker/rest) against the gateway, unchanged"
 
   it("shows and edits the global setting", async () => {
     expect(await gl.NotificationSettings.show()).toEqual({ level: "participating", notification_email: "carol@example.com" });
-    const edited = (await gl.NotificationSettings.edit({ level: "custom", newNote: true, movedProject: true } as never)) as never as {
+    const edited = (await gl.NotificationSettings.edit({
+      level: "custom",
+      newNote: true,
+      movedProject: true,
+    } as never)) as never as {
       level: string;
       events: Record<string, boolean>;
     };
@@ -49,7 +53,9 @@ describe("a real GitLab client (@gitbeaker/rest) against the gateway, unchanged"
     };
     expect(err.cause?.response?.status).toBe(404);
     expect(err.cause?.description).toBe("404 Project Not Found");
-    const bad = (await gl.NotificationSettings.edit({ level: "Watch" }).catch((e: unknown) => e)) as { cause?: { description?: string } };
+    const bad = (await gl.NotificationSettings.edit({ level: "Watch" }).catch((e: unknown) => e)) as {
+      cause?: { description?: string };
+    };
     expect(bad.cause?.description).toBe("'Watch' is not a valid level");
   });
 

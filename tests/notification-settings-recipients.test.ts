@@ -46,11 +46,15 @@ describe("recipient resolution (gRPC, real auth-service)", () => {
       users[name] = await seedUser(sys.url, sys.adminToken, { username: name });
     }
     // Members through every route: top group, mid group, the project itself (glob).
-    for (const name of ["dis", "par", "men", "chain"]) await addMember(sys.url, owner.token, "groups", top.id, users[name]!.user.id, 30);
+    for (const name of ["dis", "par", "men", "chain"])
+      await addMember(sys.url, owner.token, "groups", top.id, users[name]!.user.id, 30);
     for (const name of ["wat", "cus"]) await addMember(sys.url, owner.token, "groups", mid.id, users[name]!.user.id, 30);
     for (const name of ["glob"]) await addMember(sys.url, owner.token, "projects", project.id, users[name]!.user.id, 30);
     outsider = await seedUser(sys.url, sys.adminToken, { username: "outsider" });
-    await api(sys.url, sys.adminToken).post(`/api/v4/users/${users.glob!.user.id}/emails`, { email: "glob.alerts@example.com", skip_confirmation: true });
+    await api(sys.url, sys.adminToken).post(`/api/v4/users/${users.glob!.user.id}/emails`, {
+      email: "glob.alerts@example.com",
+      skip_confirmation: true,
+    });
 
     await put("dis", `projects/${project.id}`, "level=disabled");
     // par: nothing saved → participating by default
@@ -62,7 +66,9 @@ describe("recipient resolution (gRPC, real auth-service)", () => {
     await put("chain", `groups/${low.id}`, "level=global");
     await put("chain", `groups/${mid.id}`, "level=watch");
     await put("chain", `groups/${top.id}`, "level=disabled");
-    await api(sys.url, users.glob!.token).put("/api/v4/notification_settings?level=custom&new_note=true&notification_email=glob.alerts%40example.com");
+    await api(sys.url, users.glob!.token).put(
+      "/api/v4/notification_settings?level=custom&new_note=true&notification_email=glob.alerts%40example.com",
+    );
     client = createClient(settingsV1.SettingsServiceService, { target: "settings", address: sys.settingsAddr });
   });
   afterAll(async () => {
@@ -76,7 +82,11 @@ describe("recipient resolution (gRPC, real auth-service)", () => {
       "glob:custom:custom:glob.alerts@example.com",
       "wat:watch:watch:wat@example.com",
     ]);
-    expect(await resolve("new_issue")).toEqual(["chain:watch:watch:chain@example.com", "cus:custom:custom:cus@example.com", "wat:watch:watch:wat@example.com"]);
+    expect(await resolve("new_issue")).toEqual([
+      "chain:watch:watch:chain@example.com",
+      "cus:custom:custom:cus@example.com",
+      "wat:watch:watch:wat@example.com",
+    ]);
   });
 
   it("participants: everyone but disabled and mention levels", async () => {
@@ -104,17 +114,29 @@ describe("recipient resolution (gRPC, real auth-service)", () => {
 
   it("excluded watcher events fall back to the participating rule for watchers", async () => {
     expect(await resolve("push_to_merge_request")).toEqual([]);
-    expect(await resolve("issue_due", ["wat"], ["chain"])).toEqual(["chain:mention:watch:chain@example.com", "wat:participating:watch:wat@example.com"]);
+    expect(await resolve("issue_due", ["wat"], ["chain"])).toEqual([
+      "chain:mention:watch:chain@example.com",
+      "wat:participating:watch:wat@example.com",
+    ]);
   });
 
   it("ignores users who are not members, and rejects unknown events and projects", async () => {
-    expect(await resolve("close_issue", ["outsider"], ["outsider"])).toEqual(["chain:watch:watch:chain@example.com", "wat:watch:watch:wat@example.com"]);
+    expect(await resolve("close_issue", ["outsider"], ["outsider"])).toEqual([
+      "chain:watch:watch:chain@example.com",
+      "wat:watch:watch:wat@example.com",
+    ]);
     const bad = await client
-      .resolveRecipients({ projectId: project.id, event: "new_thing", participantUserIds: [], mentionedUserIds: [] }, { requestId: "r" })
+      .resolveRecipients(
+        { projectId: project.id, event: "new_thing", participantUserIds: [], mentionedUserIds: [] },
+        { requestId: "r" },
+      )
       .catch((e: AppError) => e);
     expect(bad).toMatchObject({ code: "INVALID_ARGUMENT", reason: "INVALID_EVENT" });
     const missing = await client
-      .resolveRecipients({ projectId: 999999, event: "new_note", participantUserIds: [], mentionedUserIds: [] }, { requestId: "r" })
+      .resolveRecipients(
+        { projectId: 999999, event: "new_note", participantUserIds: [], mentionedUserIds: [] },
+        { requestId: "r" },
+      )
       .catch((e: AppError) => e);
     expect(missing).toMatchObject({ code: "NOT_FOUND", message: "404 Project Not Found" });
   });

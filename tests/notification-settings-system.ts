@@ -28,10 +28,21 @@ export async function startSettingsSystem(env: Record<string, string> = {}): Pro
   const base = { LOG_LEVEL: "silent", ADMIN_TOKEN: adminToken, SECRET_KEY: "test-secret-key-0123456789abcdef", ...env };
   const auth = await startAuthService({ ...base, AUTH_SERVICE_ADDR: "127.0.0.1:0", DATA_DIR: join(dataDir, "auth") }, { logger });
   const settingsAddr = `127.0.0.1:${await freePort()}`;
-  const settingsEnv = { ...base, AUTH_SERVICE_ADDR: auth.address, SETTINGS_SERVICE_ADDR: settingsAddr, DATA_DIR: join(dataDir, "settings") };
+  const settingsEnv = {
+    ...base,
+    AUTH_SERVICE_ADDR: auth.address,
+    SETTINGS_SERVICE_ADDR: settingsAddr,
+    DATA_DIR: join(dataDir, "settings"),
+  };
   let settings = await startSettingsService(settingsEnv, { logger });
   const gateway = await startGateway(
-    { ...base, PORT: "0", AUTH_SERVICE_ADDR: auth.address, SETTINGS_SERVICE_ADDR: settingsAddr, ALERT_SERVICE_ADDR: "127.0.0.1:1" },
+    {
+      ...base,
+      PORT: "0",
+      AUTH_SERVICE_ADDR: auth.address,
+      SETTINGS_SERVICE_ADDR: settingsAddr,
+      ALERT_SERVICE_ADDR: "127.0.0.1:1",
+    },
     { logger },
   );
   return {

@@ -5,9 +5,24 @@ import { addMember, type SeededGroup, type SeededProject, type SeededUser, seedG
 
 // The 18 events of spec section 6, in order.
 const EVENTS = [
-  "new_note", "new_issue", "reopen_issue", "close_issue", "reassign_issue", "issue_due", "new_merge_request",
-  "push_to_merge_request", "reopen_merge_request", "close_merge_request", "reassign_merge_request", "merge_merge_request",
-  "failed_pipeline", "fixed_pipeline", "success_pipeline", "moved_project", "merge_when_pipeline_succeeds", "new_epic",
+  "new_note",
+  "new_issue",
+  "reopen_issue",
+  "close_issue",
+  "reassign_issue",
+  "issue_due",
+  "new_merge_request",
+  "push_to_merge_request",
+  "reopen_merge_request",
+  "close_merge_request",
+  "reassign_merge_request",
+  "merge_merge_request",
+  "failed_pipeline",
+  "fixed_pipeline",
+  "success_pipeline",
+  "moved_project",
+  "merge_when_pipeline_succeeds",
+  "new_epic",
 ];
 const WITHOUT_EPIC = EVENTS.slice(0, 17);
 
@@ -23,7 +38,9 @@ async function boot(): Promise<System> {
     const { startSystem } = await import("./harness.js");
     return await startSystem();
   } catch (err) {
-    console.warn(`[notification-settings] tests/harness.ts unusable (${(err as Error).message.split("\n")[0]}); booting auth + settings + gateway`);
+    console.warn(
+      `[notification-settings] tests/harness.ts unusable (${(err as Error).message.split("\n")[0]}); booting auth + settings + gateway`,
+    );
     return startSettingsSystem();
   }
 }
@@ -45,7 +62,10 @@ describe("notification settings REST API (spec 4.3–4.6, PRODUCT.md 3)", () => 
     bob = await seedUser(sys.url, sys.adminToken, { username: "bob" });
     as = api(sys.url, alice.token);
     const admin = api(sys.url, sys.adminToken);
-    expect((await admin.post(`/api/v4/users/${alice.user.id}/emails`, { email: "alice.alt@example.com", skip_confirmation: true })).status).toBe(201);
+    expect(
+      (await admin.post(`/api/v4/users/${alice.user.id}/emails`, { email: "alice.alt@example.com", skip_confirmation: true }))
+        .status,
+    ).toBe(201);
     expect((await as.post("/api/v4/user/emails", { email: "alice.pending@example.com" })).status).toBe(201);
     free = await seedGroup(sys.url, alice.token, { path: "free-grp" });
     sub = await seedGroup(sys.url, alice.token, { path: "sub", parentId: free.id });
@@ -59,7 +79,10 @@ describe("notification settings REST API (spec 4.3–4.6, PRODUCT.md 3)", () => 
 
   describe("authentication", () => {
     it("answers 401 without a token or with an unknown one", async () => {
-      for (const res of [await api(sys.url).get("/api/v4/notification_settings"), await api(sys.url, "nope").put("/api/v4/notification_settings?level=watch")]) {
+      for (const res of [
+        await api(sys.url).get("/api/v4/notification_settings"),
+        await api(sys.url, "nope").put("/api/v4/notification_settings?level=watch"),
+      ]) {
         expect(res.status).toBe(401);
         expect(res.body).toEqual({ message: "401 Unauthorized" });
       }
@@ -91,13 +114,24 @@ describe("notification settings REST API (spec 4.3–4.6, PRODUCT.md 3)", () => 
     });
 
     it("updates from the query string, a JSON body and a form body", async () => {
-      expect((await as.put("/api/v4/notification_settings?level=watch")).body).toEqual({ level: "watch", notification_email: "alice@example.com" });
-      expect((await as.put("/api/v4/notification_settings", { level: "mention" })).body.level).toBe("mention");
-      const form = await as.request("PUT", "/api/v4/notification_settings", "level=disabled&notification_email=alice.alt%40example.com", {
-        "content-type": "application/x-www-form-urlencoded",
+      expect((await as.put("/api/v4/notification_settings?level=watch")).body).toEqual({
+        level: "watch",
+        notification_email: "alice@example.com",
       });
+      expect((await as.put("/api/v4/notification_settings", { level: "mention" })).body.level).toBe("mention");
+      const form = await as.request(
+        "PUT",
+        "/api/v4/notification_settings",
+        "level=disabled&notification_email=alice.alt%40example.com",
+        {
+          "content-type": "application/x-www-form-urlencoded",
+        },
+      );
       expect(form.body).toEqual({ level: "disabled", notification_email: "alice.alt@example.com" });
-      expect((await as.get("/api/v4/notification_settings")).body).toEqual({ level: "disabled", notification_email: "alice.alt@example.com" });
+      expect((await as.get("/api/v4/notification_settings")).body).toEqual({
+        level: "disabled",
+        notification_email: "alice.alt@example.com",
+      });
     });
 
     it("shows 17 events at level custom, and new_epic once the user is in an Ultimate group", async () => {
@@ -114,7 +148,11 @@ describe("notification settings REST API (spec 4.3–4.6, PRODUCT.md 3)", () => 
     });
 
     it("rejects invalid levels with GitLab's message, case-sensitively", async () => {
-      for (const [sent, shown] of [["Watch", "Watch"], ["invalid", "invalid"], ["", ""]]) {
+      for (const [sent, shown] of [
+        ["Watch", "Watch"],
+        ["invalid", "invalid"],
+        ["", ""],
+      ]) {
         const res = await as.put(`/api/v4/notification_settings?level=${sent}`);
         expect(res.status).toBe(400);
         expect(res.body).toEqual({ message: `'${shown}' is not a valid level` });
@@ -125,13 +163,19 @@ describe("notification settings REST API (spec 4.3–4.6, PRODUCT.md 3)", () => 
       const res = await as.put("/api/v4/notification_settings?new_note=maybe");
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ error: "new_note is invalid" });
-      expect((await as.put("/api/v4/groups/1/notification_settings", { moved_project: "sure" })).body).toEqual({ error: "moved_project is invalid" });
+      expect((await as.put("/api/v4/groups/1/notification_settings", { moved_project: "sure" })).body).toEqual({
+        error: "moved_project is invalid",
+      });
     });
 
     it("accepts only a confirmed e-mail of the user, and then writes nothing", async () => {
       await as.put("/api/v4/notification_settings?level=watch");
       for (const email of ["alice.pending@example.com", "bob@example.com", "nobody@example.com"]) {
-        const res = await as.put("/api/v4/notification_settings", { level: "disabled", notification_email: email, new_issue: true });
+        const res = await as.put("/api/v4/notification_settings", {
+          level: "disabled",
+          notification_email: email,
+          new_issue: true,
+        });
         expect(res.status).toBe(400);
         expect(res.body).toEqual({ message: { notification_email: ["must be an email you have verified"] } });
       }
@@ -152,8 +196,12 @@ describe("notification settings REST API (spec 4.3–4.6, PRODUCT.md 3)", () => 
     it("find groups and projects by URL-encoded full path", async () => {
       expect((await as.put("/api/v4/groups/free-grp%2Fsub/notification_settings?level=watch")).body).toEqual({ level: "watch" });
       expect((await as.get(`/api/v4/groups/${sub.id}/notification_settings`)).body).toEqual({ level: "watch" });
-      expect((await as.put("/api/v4/groups/free-grp/notification_settings", { level: "mention" })).body).toEqual({ level: "mention" });
-      const byPath = await as.put(`/api/v4/projects/${encodeURIComponent(project.path_with_namespace)}/notification_settings?level=disabled`);
+      expect((await as.put("/api/v4/groups/free-grp/notification_settings", { level: "mention" })).body).toEqual({
+        level: "mention",
+      });
+      const byPath = await as.put(
+        `/api/v4/projects/${encodeURIComponent(project.path_with_namespace)}/notification_settings?level=disabled`,
+      );
       expect(byPath.body).toEqual({ level: "disabled" });
       expect((await as.get(`/api/v4/projects/${project.id}/notification_settings`)).body).toEqual({ level: "disabled" });
     });
@@ -164,7 +212,10 @@ describe("notification settings REST API (spec 4.3–4.6, PRODUCT.md 3)", () => 
         [`/api/v4/groups/no-such-group/notification_settings`, "404 Group Not Found"],
         [`/api/v4/projects/999999/notification_settings`, "404 Project Not Found"],
         [`/api/v4/projects/${bobsProject.id}/notification_settings`, "404 Project Not Found"],
-        [`/api/v4/projects/${encodeURIComponent(bobsProject.path_with_namespace)}/notification_settings`, "404 Project Not Found"],
+        [
+          `/api/v4/projects/${encodeURIComponent(bobsProject.path_with_namespace)}/notification_settings`,
+          "404 Project Not Found",
+        ],
         [`/api/v4/projects/app/notification_settings`, "404 Project Not Found"],
       ];
       for (const [path, message] of cases) {
@@ -174,7 +225,9 @@ describe("notification settings REST API (spec 4.3–4.6, PRODUCT.md 3)", () => 
         }
       }
       const bobs = api(sys.url, bob.token);
-      expect((await bobs.get(`/api/v4/groups/${free.id}/notification_settings`)).body).toEqual({ message: "404 Group Not Found" });
+      expect((await bobs.get(`/api/v4/groups/${free.id}/notification_settings`)).body).toEqual({
+        message: "404 Group Not Found",
+      });
     });
 
     it("show 18 events for an Ultimate group and 17 for projects, in order, when custom", async () => {
@@ -184,7 +237,9 @@ describe("notification settings REST API (spec 4.3–4.6, PRODUCT.md 3)", () => 
       expect(g.body.events).toMatchObject({ new_epic: true, new_note: true, new_issue: false });
       const fg = await as.put(`/api/v4/groups/${free.id}/notification_settings`, { level: "custom", new_epic: true });
       expect(Object.keys(fg.body.events)).toEqual(WITHOUT_EPIC);
-      const p = await as.put(`/api/v4/projects/${project.id}/notification_settings?level=custom&new_epic=true&moved_project=true`);
+      const p = await as.put(
+        `/api/v4/projects/${project.id}/notification_settings?level=custom&new_epic=true&moved_project=true`,
+      );
       expect(p.status).toBe(200);
       expect(Object.keys(p.body.events)).toEqual(WITHOUT_EPIC);
       expect(p.body.events.moved_project).toBe(true);
@@ -192,7 +247,9 @@ describe("notification settings REST API (spec 4.3–4.6, PRODUCT.md 3)", () => 
     });
 
     it("store events sent with a non-custom level and show them once custom", async () => {
-      const hidden = await as.put(`/api/v4/projects/${project.id}/notification_settings?level=watch&failed_pipeline=true&new_note=false`);
+      const hidden = await as.put(
+        `/api/v4/projects/${project.id}/notification_settings?level=watch&failed_pipeline=true&new_note=false`,
+      );
       expect(hidden.body).toEqual({ level: "watch" });
       const shown = await as.put(`/api/v4/projects/${project.id}/notification_settings`, { level: "custom" });
       expect(shown.body.events).toMatchObject({ failed_pipeline: true, new_note: false, moved_project: true });

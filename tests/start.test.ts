@@ -41,7 +41,7 @@ async function startTocsin(env: Record<string, string>): Promise<Started> {
     out += d;
   });
   const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
+  const running = new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no "Tocsin is running" line after 45 s:\n${out}`)), 45_000);
     const onData = () => {
       const m = /Tocsin is running: gateway on (http:\/\/localhost:\d+)/.exec(out);
@@ -56,7 +56,14 @@ async function startTocsin(env: Record<string, string>): Promise<Started> {
       reject(new Error(`start.mjs exited (${code}) before it was running:\n${out}`));
     });
   });
-  return { child, url, output: () => out, exit };
+  try {
+    const url = await running;
+    return { child, url, output: () => out, exit };
+  } catch (err) {
+    child.kill("SIGTERM"); // start.mjs stops whatever it had started
+    await exit;
+    throw err;
+  }
 }
 
 async function stopTocsin(started: Started): Promise<number | null> {
@@ -86,14 +93,16 @@ describe.skipIf(!built)("npm start (scripts/start.mjs)", () => {
   });
 
   it("starts the four processes, is healthy and ready, and stops cleanly on SIGTERM", async () => {
-    const started = await startTocsin(env);
+    // At info level every process logs where it listens, so each prefix shows up.
+    const started = await startTocsin({ ...env, LOG_LEVEL: "info" });
     try {
       expect(started.url).toBe(`http://localhost:${env.PORT}`);
       const health = await fetch(`${started.url}/-/health`);
       expect(health.status).toBe(200);
       const readiness = await fetch(`${started.url}/-/readiness`);
       expect(readiness.status).toBe(200);
-      for (const name of ["auth", "settings", "alert", "gateway"]) expect(started.output()).toMatch(new RegExp(`^${name}\\s*\\| `, "m"));
+      for (const name of ["auth", "settings", "alert", "gateway"])
+        expect(started.output()).toMatch(new RegExp(`^${name}\\s*\\| `, "m"));
     } finally {
       expect(await stopTocsin(started)).toBe(0);
     }
@@ -104,7 +113,11 @@ describe.skipIf(!built)("npm start (scripts/start.mjs)", () => {
     let userToken: string;
     try {
       const admin = api(first.url, ADMIN_TOKEN);
-      const user = await admin.post("/api/v4/users", { username: "restart-user", email: "restart@example.com", name: "Restart User" });
+      const user = await admin.post("/api/v4/users", {
+        username: "restart-user",
+        email: "restart@example.com",
+        name: "Restart User",
+      });
       expect(user.status).toBe(201);
       const token = await admin.post(`/api/v4/users/${user.body.id}/personal_access_tokens`, { name: "t", scopes: ["api"] });
       expect(token.status).toBe(201);

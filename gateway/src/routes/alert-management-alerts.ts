@@ -72,7 +72,12 @@ export function alertRoutes(deps: GatewayDeps): Router {
   router.get(`${BASE}/incidents`, async (req, res) => {
     const q = req.query as Record<string, unknown>;
     const page = pageFromRequest(req);
-    const request = { projectIdOrPath: projectOf(req), status: optionalEnum(q, "status", INCIDENT_STATUSES) ?? "", page: page.page, perPage: page.perPage };
+    const request = {
+      projectIdOrPath: projectOf(req),
+      status: optionalEnum(q, "status", INCIDENT_STATUSES) ?? "",
+      page: page.page,
+      perPage: page.perPage,
+    };
     const out = await alert.listIncidents(request, callContext(res));
     setPaginationHeaders(req, res, page, out.total);
     res.json(out.incidents.map(toIncidentJson));

@@ -1,9 +1,15 @@
-import { AppError, invalidArgument, paramInvalid, paramMissing } from "@tocsin/core";
-import { type NextFunction, type Request, type Response, Router } from "express";
+import { invalidArgument, paramInvalid, paramMissing } from "@tocsin/core";
+import { Router } from "express";
 import type { GatewayDeps } from "../deps.js";
 import { callContext } from "../http/context.js";
 import { optionalBoolean, optionalString, readParams } from "../http/params.js";
-import { toAlertJson, toDryRunJson, toIntegrationJson, toIntegrationSummaryJson, toPayloadFieldJson } from "../presenters/alerts.js";
+import {
+  toAlertJson,
+  toDryRunJson,
+  toIntegrationJson,
+  toIntegrationSummaryJson,
+  toPayloadFieldJson,
+} from "../presenters/alerts.js";
 import { must } from "../presenters/must.js";
 import { alertRoutes } from "./alert-management-alerts.js";
 import { pathInt, projectOf } from "./alert-params.js";
@@ -24,7 +30,10 @@ function jsonParam(p: Record<string, unknown>, name: string): string | undefined
 function rejectIssuedFields(p: Record<string, unknown>) {
   for (const name of ["token", "endpoint_identifier"]) {
     if (p[name] !== undefined) {
-      throw invalidArgument("PARAM_NOT_ALLOWED", `${name} cannot be set: it is issued by Tocsin${name === "token" ? " (use reset_token for a new one)" : ""}`);
+      throw invalidArgument(
+        "PARAM_NOT_ALLOWED",
+        `${name} cannot be set: it is issued by Tocsin${name === "token" ? " (use reset_token for a new one)" : ""}`,
+      );
     }
   }
 }
@@ -36,15 +45,6 @@ function httpFields(p: Record<string, unknown>) {
     payloadExampleJson: jsonParam(p, "payload_example"),
     payloadAttributeMappingsJson: jsonParam(p, "payload_attribute_mappings"),
   };
-}
-
-/** A body that is not JSON, on the test alert route, is GitLab's "Integration payload is invalid." */
-function testAlertBodyErrors(err: unknown, _req: Request, _res: Response, next: NextFunction) {
-  const reason = err instanceof AppError ? err.reason : (err as { type?: string } | null)?.type;
-  if (reason === "INVALID_JSON" || reason === "entity.parse.failed") {
-    return next(invalidArgument("PAYLOAD_INVALID", "Integration payload is invalid. The body must be a JSON object."));
-  }
-  next(err);
 }
 
 /** Alert integrations, test alerts, alerts, incidents and alert settings (PRODUCT.md section 4). */
@@ -74,7 +74,12 @@ export function alertManagementRoutes(deps: GatewayDeps): Router {
 
   router.put(`${BASE}/http_integrations/:integration_id`, async (req, res) => {
     const p = readParams(req);
-    const request = { projectIdOrPath: projectOf(req), integrationId: pathInt(req, "integration_id"), name: optionalString(p, "name"), ...httpFields(p) };
+    const request = {
+      projectIdOrPath: projectOf(req),
+      integrationId: pathInt(req, "integration_id"),
+      name: optionalString(p, "name"),
+      ...httpFields(p),
+    };
     const { integration, mappingCleared } = await alert.updateHttpIntegration(request, callContext(res));
     const json = toIntegrationJson(must(integration, "integration"));
     res.json(mappingCleared ? { ...json, mapping_cleared: true } : json);
@@ -92,7 +97,6 @@ export function alertManagementRoutes(deps: GatewayDeps): Router {
     res.json(toIntegrationJson(must(integration, "integration")));
   });
 
-  router.use(`${BASE}/http_integrations/:integration_id/test_alert`, testAlertBodyErrors);
   router.post(`${BASE}/http_integrations/:integration_id/test_alert`, async (req, res) => {
     const dryRun = optionalBoolean(req.query as Record<string, unknown>, "dry_run") ?? false;
     const payloadJson = req.body === undefined ? "" : JSON.stringify(req.body);
@@ -118,7 +122,11 @@ export function alertManagementRoutes(deps: GatewayDeps): Router {
   router.put(`${BASE}/prometheus_integration`, async (req, res) => {
     const p = readParams(req);
     rejectIssuedFields(p);
-    const request = { projectIdOrPath: projectOf(req), active: optionalBoolean(p, "active"), apiUrl: optionalString(p, "api_url") };
+    const request = {
+      projectIdOrPath: projectOf(req),
+      active: optionalBoolean(p, "active"),
+      apiUrl: optionalString(p, "api_url"),
+    };
     const { integration } = await alert.updatePrometheusIntegration(request, callContext(res));
     res.json(toIntegrationJson(must(integration, "integration")));
   });
@@ -135,7 +143,11 @@ export function alertManagementRoutes(deps: GatewayDeps): Router {
 
   router.put(`${BASE}/opsgenie_integration`, async (req, res) => {
     const p = readParams(req);
-    const request = { projectIdOrPath: projectOf(req), active: optionalBoolean(p, "active"), apiUrl: optionalString(p, "api_url") };
+    const request = {
+      projectIdOrPath: projectOf(req),
+      active: optionalBoolean(p, "active"),
+      apiUrl: optionalString(p, "api_url"),
+    };
     const { integration } = await alert.updateOpsgenieIntegration(request, callContext(res));
     res.json(toIntegrationJson(must(integration, "integration")));
   });
@@ -143,4 +155,3 @@ export function alertManagementRoutes(deps: GatewayDeps): Router {
   router.use(alertRoutes(deps));
   return router;
 }
-

@@ -18,7 +18,9 @@ export function readBoundedBody(req: IncomingMessage, limit = MAX_BODY_BYTES): P
   const declared = req.headers["content-length"];
   if (declared !== undefined && (!/^\d+$/.test(declared) || Number(declared) > limit)) {
     return Promise.resolve(
-      /^\d+$/.test(declared) ? { ok: false, problem: { kind: "too_large" } } : { ok: false, problem: { kind: "invalid", message: "Content-Length is invalid" } },
+      /^\d+$/.test(declared)
+        ? { ok: false, problem: { kind: "too_large" } }
+        : { ok: false, problem: { kind: "invalid", message: "Content-Length is invalid" } },
     );
   }
   return new Promise((resolve) => {

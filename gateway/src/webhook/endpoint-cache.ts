@@ -86,7 +86,10 @@ export function createEndpointCache(options: EndpointCacheOptions): EndpointCach
         return hit.value;
       }
       const startedAt = generation;
-      const value = await auth.resolveIntegrationEndpoint({ projectFullPath: fullPath, kind: KIND[kind], endpointIdentifier: identifier }, ctx);
+      const value = await auth.resolveIntegrationEndpoint(
+        { projectFullPath: fullPath, kind: KIND[kind], endpointIdentifier: identifier },
+        ctx,
+      );
       if (watch.live() && startedAt === generation) {
         entries.delete(key);
         entries.set(key, { value, expiresAt: now() + ttlMs, pathKey });

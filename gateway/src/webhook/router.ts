@@ -15,7 +15,8 @@ const State = authV1.EndpointState;
 /** Failures of a dependency (auth, alert-service) as the webhook answers them: `{"message"}`. */
 function dependencyError(res: Response, err: unknown, deps: GatewayDeps): void {
   const mapped = toHttpError(err);
-  if (mapped.unexpected) deps.logger.error({ err: err instanceof AppError ? (err.cause ?? err) : err, requestId: requestIdOf(res) }, "webhook failed");
+  if (mapped.unexpected)
+    deps.logger.error({ err: err instanceof AppError ? (err.cause ?? err) : err, requestId: requestIdOf(res) }, "webhook failed");
   const body = mapped.body as { message?: unknown; error?: string };
   const message = typeof body.message === "string" ? body.message : (body.error ?? JSON.stringify(body.message));
   webhookError(res, mapped.status, message, mapped.headers);
@@ -28,7 +29,8 @@ async function authorise(
   req: Request,
   res: Response,
 ): Promise<authV1.ResolveIntegrationEndpointResponse | undefined> {
-  if (!route.valid) return void webhookError(res, 404, "404 Not Found: the endpoint identifier may only contain letters and digits");
+  if (!route.valid)
+    return void webhookError(res, 404, "404 Not Found: the endpoint identifier may only contain letters and digits");
   const token = extractToken(req.headers.authorization);
   if (!token) return void unauthorized(res);
   const found = await cache.resolve(route.fullPath, route.kind, route.identifier, anonymousContext(res));
@@ -38,7 +40,11 @@ async function authorise(
     return void webhookError(res, 403, "403 Forbidden: the integration is disabled. Enable it to receive alerts.");
   }
   if (found.state === State.ENDPOINT_STATE_UNAVAILABLE) {
-    return void webhookError(res, 403, "403 Forbidden: the project's tier allows only its oldest integration of this type to receive alerts.");
+    return void webhookError(
+      res,
+      403,
+      "403 Forbidden: the project's tier allows only its oldest integration of this type to receive alerts.",
+    );
   }
   if (found.state !== State.ENDPOINT_STATE_ACTIVE) return void unauthorized(res);
   return found;
@@ -48,7 +54,8 @@ async function authorise(
 async function readPayload(route: WebhookRoute, req: Request, res: Response): Promise<string | undefined> {
   const read = await readBoundedBody(req);
   if (!read.ok) {
-    if (read.problem.kind === "too_large") webhookError(res, 413, "413 Request Entity Too Large: the body must be at most 1 MiB", { Connection: "close" });
+    if (read.problem.kind === "too_large")
+      webhookError(res, 413, "413 Request Entity Too Large: the body must be at most 1 MiB", { Connection: "close" });
     else webhookError(res, 400, read.problem.message, { Connection: "close" });
     return undefined;
   }
@@ -64,7 +71,11 @@ async function readPayload(route: WebhookRoute, req: Request, res: Response): Pr
   const parsed = parseJsonObject(read.bytes);
   if (!parsed.ok) return void webhookError(res, 400, parsed.message);
   if (route.kind === "prometheus" && !isAlertmanagerPayload(parsed.value)) {
-    return void webhookError(res, 400, "The body is not an Alertmanager webhook payload (version \"4\", status and an alerts array)");
+    return void webhookError(
+      res,
+      400,
+      'The body is not an Alertmanager webhook payload (version "4", status and an alerts array)',
+    );
   }
   return parsed.text;
 }
@@ -112,7 +123,14 @@ interface IngestInput {
 async function ingest(deps: GatewayDeps, res: Response, input: IngestInput): Promise<void> {
   const { found, payloadJson, idempotencyKey, waitMs } = input;
   try {
-    const request = { projectId: found.projectId, integrationId: found.integrationId, payloadJson, idempotencyKey, receivedAt: new Date(), waitMs };
+    const request = {
+      projectId: found.projectId,
+      integrationId: found.integrationId,
+      payloadJson,
+      idempotencyKey,
+      receivedAt: new Date(),
+      waitMs,
+    };
     const out = await deps.alert.ingestAlert(request, anonymousContext(res), { timeoutMs: waitMs + 5_000 });
     if (out.replayed) res.setHeader("Idempotent-Replayed", "true");
     if (waitMs > 0 && out.processed) {
@@ -121,7 +139,11 @@ async function ingest(deps: GatewayDeps, res: Response, input: IngestInput): Pro
       return;
     }
     const fingerprints = out.fingerprints.map((f) => f || null);
-    const body: Record<string, unknown> = { status: "accepted", request_id: out.requestId || requestIdOf(res), fingerprint: fingerprints[0] ?? null };
+    const body: Record<string, unknown> = {
+      status: "accepted",
+      request_id: out.requestId || requestIdOf(res),
+      fingerprint: fingerprints[0] ?? null,
+    };
     if (fingerprints.length > 1) body.fingerprints = fingerprints;
     res.status(202).json(body);
   } catch (err) {

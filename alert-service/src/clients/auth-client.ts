@@ -1,0 +1,9 @@
+import { createClient, type PromiseClient } from "@tocsin/grpc";
+import { authV1 } from "@tocsin/proto";
+
+export type AuthClient = PromiseClient<typeof authV1.AuthServiceService>;
+
+/** The client of auth-service: every call has a deadline and failures arrive as AppErrors. */
+export function createAuthClient(address: string): AuthClient {
+  return createClient(authV1.AuthServiceService, { target: "auth", address, timeoutMs: 5000 });
+}

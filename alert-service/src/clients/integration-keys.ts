@@ -1,0 +1,38 @@
+import type { CallContext } from "@tocsin/core";
+import { authV1 } from "@tocsin/proto";
+import type { IntegrationKey, IntegrationKeys, KeyedType } from "../domain/integrations/types.js";
+import type { AuthClient } from "./auth-client.js";
+
+const TYPE: Record<KeyedType, authV1.IntegrationType> = {
+  http: authV1.IntegrationType.INTEGRATION_TYPE_HTTP,
+  prometheus: authV1.IntegrationType.INTEGRATION_TYPE_PROMETHEUS,
+};
+
+function toKey(key: authV1.IntegrationKey | undefined): IntegrationKey {
+  if (!key) throw new Error("auth-service answered without an integration key");
+  return { integrationId: key.integrationId, endpointIdentifier: key.endpointIdentifier, token: key.token, active: key.active };
+}
+
+/** Integration credentials kept by auth-service, asked for as a trusted internal caller. */
+export function createIntegrationKeys(auth: AuthClient): IntegrationKeys {
+  const internal = (ctx: CallContext): CallContext => ({ requestId: ctx.requestId });
+  return {
+    async issue(projectId, integrationId, type, active, ctx) {
+      const res = await auth.issueIntegrationKey({ projectId, integrationId, type: TYPE[type], active }, internal(ctx));
+      return toKey(res.key);
+    },
+    async list(projectId, ctx) {
+      const res = await auth.listIntegrationKeys({ projectId }, internal(ctx));
+      return res.keys.map((k) => toKey(k));
+    },
+    async setActive(integrationId, active, ctx) {
+      return toKey((await auth.setIntegrationKeyActive({ integrationId, active }, internal(ctx))).key);
+    },
+    async reset(integrationId, ctx) {
+      return toKey((await auth.resetIntegrationKey({ integrationId }, internal(ctx))).key);
+    },
+    async delete(integrationId, ctx) {
+      await auth.deleteIntegrationKey({ integrationId }, internal(ctx));
+    },
+  };
+}

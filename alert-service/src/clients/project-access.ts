@@ -1,0 +1,47 @@
+import { type CallContext, type Clock, forbidden, systemClock } from "@tocsin/core";
+import { authV1 } from "@tocsin/proto";
+import { ACCESS, type ProjectAccess, type ProjectRef, type Tier } from "../domain/types.js";
+import type { AuthClient } from "./auth-client.js";
+
+/** How long `byId` answers are reused (the ingest hot path asks for every alert). */
+export const PROJECT_CACHE_TTL_MS = 5_000;
+const MAX_CACHED = 10_000;
+
+export function tierOf(plan: authV1.Plan): Tier {
+  if (plan === authV1.Plan.PLAN_ULTIMATE) return "ultimate";
+  if (plan === authV1.Plan.PLAN_PREMIUM) return "premium";
+  return "free";
+}
+
+function toRef(project: authV1.Project, accessLevel: number): ProjectRef {
+  return { id: project.id, fullPath: project.pathWithNamespace, tier: tierOf(project.tier), accessLevel };
+}
+
+/**
+ * ProjectAccess over auth-service's GetProject. `require` asks as the caller (auth answers NOT_FOUND
+ * `404 Project Not Found` for projects the caller cannot see, and the caller's access level);
+ * internal calls (no principal) count as Owner.
+ */
+export function createProjectAccess(auth: AuthClient, clock: Clock = systemClock): ProjectAccess {
+  const cache = new Map<number, { ref: ProjectRef; expiresAt: number }>();
+  return {
+    async require(idOrPath: string, minLevel: number, ctx: CallContext) {
+      const { project } = await auth.getProject({ idOrPath }, ctx);
+      if (!project) throw new Error("auth-service answered GetProject without a project");
+      const level = ctx.principal ? project.accessLevel : ACCESS.owner;
+      if (level < minLevel) throw forbidden();
+      return toRef(project, level);
+    },
+    async byId(projectId: number, ctx: CallContext) {
+      const now = clock.now().getTime();
+      const hit = cache.get(projectId);
+      if (hit && hit.expiresAt > now) return hit.ref;
+      const { project } = await auth.getProject({ idOrPath: String(projectId) }, { requestId: ctx.requestId });
+      if (!project) throw new Error("auth-service answered GetProject without a project");
+      const ref = toRef(project, ACCESS.owner);
+      if (cache.size >= MAX_CACHED) cache.clear();
+      cache.set(projectId, { ref, expiresAt: now + PROJECT_CACHE_TTL_MS });
+      return ref;
+    },
+  };
+}

@@ -1,0 +1,135 @@
+import { AppError, type CallContext, type Clock, invalidArgument, notFound } from "@tocsin/core";
+import type { IntegrationDirectory, IntegrationRuntime, ProjectAccess, Tier } from "../types.js";
+import type { AlertOutcome, NormalizedAlert } from "./model.js";
+import { normalizeGeneric } from "./normalize.js";
+import { type AlertJobs, type AlertsStores, alertJobId } from "./ports.js";
+import { normalizeAlertmanager } from "./prometheus.js";
+
+export const MAX_WAIT_MS = 10_000;
+export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
+
+export interface IngestDeps {
+  stores: AlertsStores;
+  jobs: AlertJobs;
+  projects: ProjectAccess;
+  integrations: IntegrationDirectory;
+  clock: Clock;
+}
+
+export interface IngestRequest {
+  projectId: number;
+  integrationId: number;
+  payloadJson: string;
+  idempotencyKey?: string;
+  receivedAt?: Date;
+  waitMs?: number;
+}
+
+export interface IngestResult {
+  requestId: string;
+  fingerprints: string[];
+  outcomes: AlertOutcome[];
+  processed: boolean;
+  replayed: boolean;
+}
+
+/** A JSON object, else INVALID_ARGUMENT (PAYLOAD_INVALID) with `message`. */
+export function parsePayload(json: string, message = "The payload must be a JSON object"): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    throw invalidArgument("PAYLOAD_INVALID", message);
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) throw invalidArgument("PAYLOAD_INVALID", message);
+  return value as Record<string, unknown>;
+}
+
+/** The alerts of a payload for an integration (one, or one per alert of an Alertmanager batch). */
+export function alertsOf(
+  payload: Record<string, unknown>,
+  integration: IntegrationRuntime,
+  tier: Tier,
+  receivedAt: Date,
+): NormalizedAlert[] {
+  const opts = { tier, mapping: integration.mapping, integrationName: integration.name, receivedAt };
+  return integration.type === "prometheus" ? normalizeAlertmanager(payload, opts) : [normalizeGeneric(payload, opts)];
+}
+
+/** Enqueues one job per alert, in order. */
+export async function enqueueAll(
+  deps: IngestDeps,
+  requestId: string,
+  integration: IntegrationRuntime,
+  alerts: NormalizedAlert[],
+  ctx: CallContext,
+) {
+  const jobIds: string[] = [];
+  for (const [index, alert] of alerts.entries()) {
+    const jobId = alertJobId(requestId, index);
+    await deps.jobs.enqueueAlert({
+      jobId,
+      requestId,
+      projectId: integration.projectId,
+      integrationId: integration.id,
+      alert,
+      log: { ingestRequestId: ctx.requestId },
+    });
+    jobIds.push(jobId);
+  }
+  return jobIds;
+}
+
+/** Waits for every job until one shared deadline; undefined if any did not finish. */
+export async function waitAll(deps: IngestDeps, jobIds: string[], waitMs: number): Promise<AlertOutcome[] | undefined> {
+  const deadline = Date.now() + Math.min(waitMs, MAX_WAIT_MS);
+  const outcomes: AlertOutcome[] = [];
+  for (const id of jobIds) {
+    const outcome = await deps.jobs.waitFor(id, Math.max(0, deadline - Date.now()));
+    if (!outcome) return undefined;
+    outcomes.push(outcome);
+  }
+  return outcomes;
+}
+
+/** Reserves the Idempotency-Key; a live earlier record gives its request id back. */
+async function reserveKey(deps: IngestDeps, req: IngestRequest, requestId: string, fingerprints: string[]) {
+  if (!req.idempotencyKey) return { requestId, replayed: false };
+  const now = deps.clock.now();
+  const { answer, existed } = await deps.stores.requests.reserve(
+    req.integrationId,
+    req.idempotencyKey,
+    { requestId, fingerprints },
+    new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+    now,
+  );
+  return { requestId: answer.requestId, replayed: existed };
+}
+
+/**
+ * IngestAlert: a webhook payload whose credential the gateway checked. Answers once every alert
+ * is durably queued (or, with waitMs, processed). A replayed Idempotency-Key re-enqueues under
+ * the first request id: the queue and the processed-job records make that a no-op when the
+ * first request went through, and finish it when it did not.
+ */
+export async function ingest(deps: IngestDeps, req: IngestRequest, ctx: CallContext): Promise<IngestResult> {
+  const payload = parsePayload(req.payloadJson);
+  const integration = await deps.integrations.get(req.projectId, req.integrationId);
+  if (!integration) throw notFound("Integration");
+  if (!integration.active)
+    throw new AppError("PERMISSION_DENIED", "INTEGRATION_INACTIVE", "The integration is currently inactive");
+  const project = await deps.projects.byId(req.projectId, ctx);
+  const alerts = alertsOf(payload, integration, project.tier, req.receivedAt ?? deps.clock.now());
+  const fingerprints = alerts.map((a) => a.fingerprint ?? "");
+  const { requestId, replayed } = await reserveKey(deps, req, ctx.requestId, fingerprints);
+  let jobIds: string[];
+  try {
+    jobIds = await enqueueAll(deps, requestId, integration, alerts, ctx);
+  } catch (err) {
+    if (req.idempotencyKey && !replayed)
+      await deps.stores.requests.release(req.integrationId, req.idempotencyKey).catch(() => {});
+    throw err;
+  }
+  const outcomes = req.waitMs && req.waitMs > 0 ? await waitAll(deps, jobIds, req.waitMs) : undefined;
+  return { requestId, fingerprints, outcomes: outcomes ?? [], processed: outcomes !== undefined, replayed };
+}

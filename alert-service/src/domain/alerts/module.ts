@@ -1,0 +1,55 @@
+import type { CallContext, Logger } from "@tocsin/core";
+import { incidentJob } from "./incidents.js";
+import { type IngestDeps, type IngestRequest, type IngestResult, ingest } from "./ingest.js";
+import type { ActivityEntry, Alert, AlertOutcome, AlertSettings, Incident } from "./model.js";
+import type { IncidentJob, ProcessAlertJob, QueueStats } from "./ports.js";
+import { processAlertJob } from "./processing.js";
+import * as q from "./queries.js";
+import { sendTestAlert, type TestAlertRequest, type TestAlertResult } from "./test-alert.js";
+
+export type AlertsDeps = IngestDeps;
+
+/** The alert use-cases (gRPC handlers call these) and the job handlers (queue workers call these). */
+export interface AlertsModule {
+  ingest(req: IngestRequest, ctx: CallContext): Promise<IngestResult>;
+  sendTestAlert(req: TestAlertRequest, ctx: CallContext): Promise<TestAlertResult>;
+  stats(): Promise<QueueStats>;
+  listAlerts(
+    req: q.ListAlertsRequest,
+    ctx: CallContext,
+  ): Promise<{ alerts: Alert[]; total: number; opsgenieUrl: string | undefined }>;
+  getAlert(projectIdOrPath: string, iid: number, ctx: CallContext): Promise<Alert & { activity: ActivityEntry[] }>;
+  updateAlertStatus(
+    projectIdOrPath: string,
+    iid: number,
+    status: string,
+    ctx: CallContext,
+  ): Promise<Alert & { activity: ActivityEntry[] }>;
+  listIncidents(req: q.ListIncidentsRequest, ctx: CallContext): Promise<{ incidents: Incident[]; total: number }>;
+  getIncident(projectIdOrPath: string, iid: number, ctx: CallContext): Promise<Incident>;
+  getAlertSettings(projectIdOrPath: string, ctx: CallContext): Promise<AlertSettings>;
+  updateAlertSettings(projectIdOrPath: string, change: Partial<AlertSettings>, ctx: CallContext): Promise<AlertSettings>;
+  jobs: {
+    processAlert(job: ProcessAlertJob, logger: Logger): Promise<AlertOutcome>;
+    incident(job: IncidentJob, logger: Logger): Promise<void>;
+  };
+}
+
+export function createAlertsModule(deps: AlertsDeps): AlertsModule {
+  return {
+    ingest: (req, ctx) => ingest(deps, req, ctx),
+    sendTestAlert: (req, ctx) => sendTestAlert(deps, req, ctx),
+    stats: () => deps.jobs.stats(),
+    listAlerts: (req, ctx) => q.listAlerts(deps, req, ctx),
+    getAlert: (p, iid, ctx) => q.getAlert(deps, p, iid, ctx),
+    updateAlertStatus: (p, iid, status, ctx) => q.updateAlertStatus(deps, p, iid, status, ctx),
+    listIncidents: (req, ctx) => q.listIncidents(deps, req, ctx),
+    getIncident: (p, iid, ctx) => q.getIncident(deps, p, iid, ctx),
+    getAlertSettings: (p, ctx) => q.getAlertSettings(deps, p, ctx),
+    updateAlertSettings: (p, change, ctx) => q.updateAlertSettings(deps, p, change, ctx),
+    jobs: {
+      processAlert: (job, logger) => processAlertJob(deps, job, logger),
+      incident: (job, logger) => incidentJob(deps, job, logger),
+    },
+  };
+}

@@ -1,0 +1,179 @@
+import type {
+  ActivityEntry,
+  Alert,
+  AlertOutcome,
+  AlertSettings,
+  AlertStatus,
+  Incident,
+  IncidentStatus,
+  NormalizedAlert,
+} from "./model.js";
+
+/** A new alert. `opKey` identifies the processing step that creates it (idempotency). */
+export interface NewAlert {
+  projectId: number;
+  integrationId: number;
+  alert: NormalizedAlert;
+  status: "triggered" | "resolved";
+  opKey: string;
+  at: Date;
+}
+
+export const ALERT_ORDER_FIELDS = [
+  "created_at",
+  "updated_at",
+  "started_at",
+  "ended_at",
+  "severity",
+  "status",
+  "events",
+  "iid",
+] as const;
+export type AlertOrderField = (typeof ALERT_ORDER_FIELDS)[number];
+
+export interface AlertQuery {
+  status?: AlertStatus;
+  /** Case-insensitive substring of title, description, service, monitoring tool or hosts. */
+  search?: string;
+  orderBy: AlertOrderField;
+  sort: "asc" | "desc";
+  offset: number;
+  limit: number;
+}
+
+/**
+ * Alerts and their activity. The store guarantees at most one unresolved alert per
+ * (project, fingerprint) and one alert per `opKey`; iids are per project from 1.
+ * Errors: ALREADY_EXISTS reason OPEN_ALERT_EXISTS when a write would give a second unresolved
+ * alert for a fingerprint; ALREADY_EXISTS reason OP_APPLIED when `opKey` already created one.
+ */
+export interface AlertStore {
+  create(input: NewAlert): Promise<Alert>;
+  findOpen(projectId: number, fingerprint: string): Promise<Alert | undefined>;
+  /** The alert a processing step created or changed (if still remembered). */
+  findByOp(projectId: number, opKey: string): Promise<{ alert: Alert; created: boolean } | undefined>;
+  /** events + 1 on an unresolved alert, unless `opKey` was applied; undefined when nothing changed. */
+  registerEvent(alertId: number, opKey: string, at: Date): Promise<Alert | undefined>;
+  /** Resolves an unresolved alert, unless `opKey` was applied; undefined when nothing changed. */
+  resolve(alertId: number, endedAt: Date, opKey: string, at: Date): Promise<Alert | undefined>;
+  /** A user's status change; `endedAt` set exactly when the status is resolved. */
+  setStatus(alertId: number, status: AlertStatus, endedAt: Date | undefined, at: Date): Promise<Alert>;
+  linkIncident(alertId: number, incidentIid: number, at: Date): Promise<void>;
+  get(projectId: number, iid: number): Promise<Alert | undefined>;
+  getById(alertId: number): Promise<Alert | undefined>;
+  list(projectId: number, query: AlertQuery): Promise<{ alerts: Alert[]; total: number }>;
+  /** Appends a note once per (alert, key); a repeat is ignored. */
+  addActivity(alertId: number, key: string, note: string, at: Date): Promise<void>;
+  activity(alertId: number): Promise<ActivityEntry[]>;
+}
+
+export interface OpenIncident {
+  projectId: number;
+  alertId: number;
+  alertIid: number;
+  /** `undefined` → `New: Incident <iid>`. */
+  title: string | undefined;
+  severity: Incident["severity"];
+  at: Date;
+}
+
+/** Incidents (at most one per alert) and the project alert settings. */
+export interface IncidentStore {
+  /** Opens the alert's incident, or returns the one it already has. */
+  openForAlert(input: OpenIncident): Promise<{ incident: Incident; created: boolean }>;
+  /** Closes an open incident; undefined when it was not open. */
+  close(incidentId: number, at: Date): Promise<Incident | undefined>;
+  getByAlert(alertId: number): Promise<Incident | undefined>;
+  get(projectId: number, iid: number): Promise<Incident | undefined>;
+  list(
+    projectId: number,
+    status: IncidentStatus | undefined,
+    offset: number,
+    limit: number,
+  ): Promise<{ incidents: Incident[]; total: number }>;
+  settings(projectId: number): Promise<AlertSettings>;
+  updateSettings(projectId: number, change: Partial<AlertSettings>, at: Date): Promise<AlertSettings>;
+}
+
+/** The first answer to an ingest request with an Idempotency-Key. */
+export interface IngestAnswer {
+  requestId: string;
+  fingerprints: string[];
+}
+
+/** Idempotency-Key records and processed-job records. */
+export interface RequestLog {
+  /** Stores `answer` unless a live record exists; returns the record that holds. */
+  reserve(
+    integrationId: number,
+    key: string,
+    answer: IngestAnswer,
+    expiresAt: Date,
+    now: Date,
+  ): Promise<{ answer: IngestAnswer; existed: boolean }>;
+  release(integrationId: number, key: string): Promise<void>;
+  /** Remembers that a job finished, with its outcome. */
+  recordJob(jobId: string, outcome: AlertOutcome, at: Date): Promise<void>;
+  jobOutcome(jobId: string): Promise<AlertOutcome | undefined>;
+  /** Drops expired idempotency records and job records older than `before`. */
+  purge(now: Date, before: Date): Promise<void>;
+}
+
+export interface AlertsStores {
+  alerts: AlertStore;
+  incidents: IncidentStore;
+  requests: RequestLog;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+// ---- jobs (implemented by queue/) ----
+
+/** One alert of a request (an Alertmanager batch gives one job per alert, in order). */
+export interface ProcessAlertJob {
+  /** Job id and idempotency key: the request id, with `#<index>` for batch members after the first. */
+  jobId: string;
+  requestId: string;
+  projectId: number;
+  integrationId: number;
+  alert: NormalizedAlert;
+  /** Log context of the request (e.g. the gateway's request id), carried into the worker. */
+  log?: Record<string, string>;
+}
+
+export interface IncidentJob {
+  kind: "open" | "close";
+  requestId: string;
+  projectId: number;
+  alertId: number;
+  /** The ordering lane of the alert the job is about. */
+  laneKey: string;
+}
+
+export interface QueueStats {
+  pending: number;
+  processed: number;
+  failed: number;
+}
+
+/**
+ * The work queue. `enqueue*` resolves only once the job is durably stored; a job with the same
+ * id as a known one is not added twice. Jobs of one lane key run one at a time, in order.
+ * Errors: UNAVAILABLE (QUEUE_UNAVAILABLE, retryAfterSeconds) when the queue cannot take a job.
+ */
+export interface AlertJobs {
+  enqueueAlert(job: ProcessAlertJob): Promise<void>;
+  enqueueIncident(job: IncidentJob): Promise<void>;
+  /** The outcome of a process-alert job once it finished, or undefined after `timeoutMs`. */
+  waitFor(jobId: string, timeoutMs: number): Promise<AlertOutcome | undefined>;
+  stats(): Promise<QueueStats>;
+}
+
+export function alertJobId(requestId: string, index: number): string {
+  return index === 0 ? requestId : `${requestId}#${index}`;
+}
+
+/** Ordering key of an alert: (project, fingerprint), or the request for ungroupable alerts. */
+export function laneKeyOf(projectId: number, fingerprint: string | undefined, requestId: string): string {
+  return fingerprint ? `${projectId}:${fingerprint}` : `request:${requestId}`;
+}

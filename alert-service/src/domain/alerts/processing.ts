@@ -1,0 +1,110 @@
+import type { Logger } from "@tocsin/core";
+import { AppError, type Clock } from "@tocsin/core";
+import { type Alert, type AlertAction, type AlertOutcome, statusNote } from "./model.js";
+import { type AlertJobs, type AlertsStores, laneKeyOf, type ProcessAlertJob } from "./ports.js";
+
+export interface ProcessingDeps {
+  stores: AlertsStores;
+  jobs: Pick<AlertJobs, "enqueueIncident">;
+  clock: Clock;
+}
+
+interface Step {
+  alert: Alert;
+  action: AlertAction;
+}
+
+/** How many times a step re-reads after losing a race before giving up (the queue retries). */
+const MAX_RACES = 5;
+
+function isReason(err: unknown, reason: string): boolean {
+  return AppError.is(err) && err.reason === reason;
+}
+
+function actionFor(job: ProcessAlertJob, created: boolean): AlertAction {
+  const recovery = job.alert.endedAt !== undefined;
+  if (created) return recovery ? "created_resolved" : "created";
+  return recovery ? "resolved" : "incremented";
+}
+
+/**
+ * Applies one alert (PRODUCT.md section 6). Idempotent: every change is written together with
+ * the job id (`opKey`), so a re-run finds its earlier change instead of repeating it.
+ */
+async function applyAlert(deps: ProcessingDeps, job: ProcessAlertJob): Promise<Step> {
+  const { alerts } = deps.stores;
+  const { alert: input, jobId: op, projectId } = job;
+  for (let race = 0; race < MAX_RACES; race++) {
+    const prior = await alerts.findByOp(projectId, op);
+    if (prior) return { alert: prior.alert, action: actionFor(job, prior.created) };
+    const now = deps.clock.now();
+    if (input.fingerprint) {
+      const open = await alerts.findOpen(projectId, input.fingerprint);
+      if (open) {
+        const changed = input.endedAt
+          ? await alerts.resolve(open.id, new Date(input.endedAt), op, now)
+          : await alerts.registerEvent(open.id, op, now);
+        if (changed) return { alert: changed, action: actionFor(job, false) };
+        continue; // resolved meanwhile: look again
+      }
+    }
+    try {
+      const status = input.endedAt ? "resolved" : "triggered";
+      const created = await alerts.create({
+        projectId,
+        integrationId: job.integrationId,
+        alert: input,
+        status,
+        opKey: op,
+        at: now,
+      });
+      return { alert: created, action: actionFor(job, true) };
+    } catch (err) {
+      // Another writer opened an alert for this fingerprint first: find it and add to it.
+      if (isReason(err, "OPEN_ALERT_EXISTS") || isReason(err, "OP_APPLIED")) continue;
+      throw err;
+    }
+  }
+  throw new AppError("ABORTED", "CONTENTION", "alert changed concurrently too often");
+}
+
+/** Activity notes and incident jobs of a step; each is idempotent, so a re-run completes them. */
+async function followUp(deps: ProcessingDeps, job: ProcessAlertJob, step: Step): Promise<void> {
+  const { alerts, incidents } = deps.stores;
+  const at = deps.clock.now();
+  const { alert, action } = step;
+  const source = job.alert.source;
+  const op = job.jobId;
+  const lane = {
+    requestId: job.requestId,
+    projectId: job.projectId,
+    alertId: alert.id,
+    laneKey: laneKeyOf(job.projectId, job.alert.fingerprint, job.requestId),
+  };
+  if (action === "created") {
+    await alerts.addActivity(alert.id, `${op}:alert`, `logged an alert from **${source}**`, at);
+    if ((await incidents.settings(job.projectId)).createIncident) await deps.jobs.enqueueIncident({ kind: "open", ...lane });
+  } else if (action === "resolved" || action === "created_resolved") {
+    await alerts.addActivity(alert.id, `${op}:recovery`, `logged a recovery alert from **${source}**`, at);
+    await alerts.addActivity(alert.id, `${op}:status`, statusNote("resolved"), at);
+    if (action === "resolved" && (await incidents.settings(job.projectId)).autoCloseIncident) {
+      await deps.jobs.enqueueIncident({ kind: "close", ...lane });
+    }
+  }
+}
+
+export function toOutcome(alert: Alert, action: AlertAction): AlertOutcome {
+  return { iid: alert.iid, title: alert.title, status: alert.status, events: alert.events, action };
+}
+
+/** The process-alert job: returns what happened to the alert. */
+export async function processAlertJob(deps: ProcessingDeps, job: ProcessAlertJob, logger?: Logger): Promise<AlertOutcome> {
+  const recorded = await deps.stores.requests.jobOutcome(job.jobId);
+  if (recorded) return recorded;
+  const step = await applyAlert(deps, job);
+  await followUp(deps, job, step);
+  const outcome = toOutcome(step.alert, step.action);
+  await deps.stores.requests.recordJob(job.jobId, outcome, deps.clock.now());
+  logger?.debug({ iid: outcome.iid, action: outcome.action }, "alert processed");
+  return outcome;
+}

@@ -1,0 +1,130 @@
+import { AppError, type CallContext, conflict, notFound, pageOffset, toPage } from "@tocsin/core";
+import { ACCESS } from "../types.js";
+import type { IngestDeps } from "./ingest.js";
+import {
+  type ActivityEntry,
+  ALERT_STATUSES,
+  type Alert,
+  type AlertSettings,
+  type AlertStatus,
+  type Incident,
+  type IncidentStatus,
+  statusNote,
+} from "./model.js";
+import { ALERT_ORDER_FIELDS, type AlertOrderField } from "./ports.js";
+
+const valueInvalid = (param: string) =>
+  new AppError("INVALID_ARGUMENT", "PARAM_VALUE_INVALID", `${param} does not have a valid value`);
+
+function oneOf<T extends string>(param: string, value: string | undefined, allowed: readonly T[]): T | undefined {
+  if (!value) return undefined;
+  if (!(allowed as readonly string[]).includes(value)) throw valueInvalid(param);
+  return value as T;
+}
+
+export interface ListAlertsRequest {
+  projectIdOrPath: string;
+  status?: string;
+  search?: string;
+  orderBy?: string;
+  sort?: string;
+  page?: number;
+  perPage?: number;
+}
+
+export async function listAlerts(deps: IngestDeps, req: ListAlertsRequest, ctx: CallContext) {
+  const project = await deps.projects.require(req.projectIdOrPath, ACCESS.developer, ctx);
+  const status = oneOf("status", req.status, ALERT_STATUSES);
+  const orderBy = oneOf<AlertOrderField>("order_by", req.orderBy, ALERT_ORDER_FIELDS) ?? "created_at";
+  const sort = oneOf("sort", req.sort, ["asc", "desc"] as const) ?? "desc";
+  const page = toPage(req.page, req.perPage);
+  const search = req.search?.trim() || undefined;
+  const [{ alerts, total }, opsgenieUrl] = await Promise.all([
+    deps.stores.alerts.list(project.id, { status, search, orderBy, sort, offset: pageOffset(page), limit: page.perPage }),
+    deps.integrations.opsgenieUrl(project.id),
+  ]);
+  return { alerts, total, opsgenieUrl };
+}
+
+async function alertOf(deps: IngestDeps, projectIdOrPath: string, iid: number, ctx: CallContext) {
+  const project = await deps.projects.require(projectIdOrPath, ACCESS.developer, ctx);
+  const alert = await deps.stores.alerts.get(project.id, iid);
+  if (!alert) throw notFound("Alert");
+  return alert;
+}
+
+export async function getAlert(
+  deps: IngestDeps,
+  projectIdOrPath: string,
+  iid: number,
+  ctx: CallContext,
+): Promise<Alert & { activity: ActivityEntry[] }> {
+  const alert = await alertOf(deps, projectIdOrPath, iid, ctx);
+  return { ...alert, activity: await deps.stores.alerts.activity(alert.id) };
+}
+
+/**
+ * Sets an alert's status. Resolving sets `ended_at`, any other status clears it. Reopening while
+ * another unresolved alert has the same fingerprint is ABORTED (OPEN_ALERT_EXISTS).
+ */
+export async function updateAlertStatus(
+  deps: IngestDeps,
+  projectIdOrPath: string,
+  iid: number,
+  statusText: string,
+  ctx: CallContext,
+) {
+  const status = oneOf<AlertStatus>("status", statusText, ALERT_STATUSES);
+  if (!status) throw valueInvalid("status");
+  const alert = await alertOf(deps, projectIdOrPath, iid, ctx);
+  if (alert.status === status) return getAlert(deps, projectIdOrPath, iid, ctx);
+  const now = deps.clock.now();
+  try {
+    await deps.stores.alerts.setStatus(alert.id, status, status === "resolved" ? now : undefined, now);
+  } catch (err) {
+    if (!AppError.is(err) || err.reason !== "OPEN_ALERT_EXISTS") throw err;
+    const other = alert.fingerprint ? await deps.stores.alerts.findOpen(alert.projectId, alert.fingerprint) : undefined;
+    throw conflict(
+      "OPEN_ALERT_EXISTS",
+      `Cannot set the status to ${status}: alert #${other?.iid ?? "?"} with the same fingerprint is still open. Resolve it first.`,
+    );
+  }
+  await deps.stores.alerts.addActivity(alert.id, `status:${now.getTime()}:${ctx.requestId}:${status}`, statusNote(status), now);
+  return getAlert(deps, projectIdOrPath, iid, ctx);
+}
+
+export interface ListIncidentsRequest {
+  projectIdOrPath: string;
+  status?: string;
+  page?: number;
+  perPage?: number;
+}
+
+export async function listIncidents(deps: IngestDeps, req: ListIncidentsRequest, ctx: CallContext) {
+  const project = await deps.projects.require(req.projectIdOrPath, ACCESS.developer, ctx);
+  const status = oneOf<IncidentStatus>("status", req.status, ["open", "closed"]);
+  const page = toPage(req.page, req.perPage);
+  return deps.stores.incidents.list(project.id, status, pageOffset(page), page.perPage);
+}
+
+export async function getIncident(deps: IngestDeps, projectIdOrPath: string, iid: number, ctx: CallContext): Promise<Incident> {
+  const project = await deps.projects.require(projectIdOrPath, ACCESS.developer, ctx);
+  const incident = await deps.stores.incidents.get(project.id, iid);
+  if (!incident) throw notFound("Incident");
+  return incident;
+}
+
+export async function getAlertSettings(deps: IngestDeps, projectIdOrPath: string, ctx: CallContext): Promise<AlertSettings> {
+  const project = await deps.projects.require(projectIdOrPath, ACCESS.maintainer, ctx);
+  return deps.stores.incidents.settings(project.id);
+}
+
+export async function updateAlertSettings(
+  deps: IngestDeps,
+  projectIdOrPath: string,
+  change: Partial<AlertSettings>,
+  ctx: CallContext,
+) {
+  const project = await deps.projects.require(projectIdOrPath, ACCESS.maintainer, ctx);
+  return deps.stores.incidents.updateSettings(project.id, change, deps.clock.now());
+}

@@ -1,0 +1,74 @@
+import { invalidArgument } from "@tocsin/core";
+import type { FieldMapping, PayloadMapping } from "../types.js";
+
+/** Alert fields a custom mapping may fill, with the payload field types each accepts. */
+export const MAPPABLE_FIELDS: Record<string, readonly string[]> = {
+  title: ["string"],
+  description: ["string"],
+  start_time: ["datetime"],
+  end_time: ["datetime"],
+  service: ["string"],
+  monitoring_tool: ["string"],
+  hosts: ["string", "array"],
+  severity: ["string"],
+  fingerprint: ["string", "array"],
+  platform_environment_name: ["string"],
+};
+
+const invalid = (message: string) =>
+  invalidArgument("PAYLOAD_ATTRIBUTE_MAPPINGS_INVALID", `payload_attribute_mappings ${message}`);
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function checkEntry(field: string, entry: unknown): FieldMapping {
+  const allowed = Object.hasOwn(MAPPABLE_FIELDS, field) ? MAPPABLE_FIELDS[field] : undefined;
+  if (!allowed) throw invalid(`names an unknown alert field '${field}' (known: ${Object.keys(MAPPABLE_FIELDS).join(", ")})`);
+  if (!isRecord(entry)) throw invalid(`entry for '${field}' must be an object with path and type`);
+  const extra = Object.keys(entry).filter((k) => !["path", "type", "label", "field_name", "fieldName"].includes(k));
+  if (extra.length > 0) throw invalid(`entry for '${field}' has unknown properties: ${extra.join(", ")}`);
+  const { path, type, label } = entry;
+  const segmentOk = (s: unknown) => (typeof s === "string" && s.length > 0) || (Number.isSafeInteger(s) && (s as number) >= 0);
+  if (!Array.isArray(path) || path.length === 0 || path.length > 100 || !path.every(segmentOk)) {
+    throw invalid(`entry for '${field}' needs a path: a non-empty array of keys (strings) and indexes (integers)`);
+  }
+  if (typeof type !== "string" || !allowed.includes(type.toLowerCase())) {
+    throw invalid(`entry for '${field}' has type ${JSON.stringify(type)}; allowed: ${allowed.join(", ")}`);
+  }
+  if (label !== undefined && label !== null && typeof label !== "string")
+    throw invalid(`entry for '${field}' has a label that is not a string`);
+  const out: FieldMapping = { path: path as Array<string | number>, type: type.toLowerCase() };
+  if (typeof label === "string") out.label = label;
+  return out;
+}
+
+/**
+ * Parses and validates a mapping given as JSON text: either an object of alert field → `{path,
+ * type, label?}` (the stored form) or an array of `{field_name, path, type, label?}` (GitLab's
+ * GraphQL input form). Returns null for an empty mapping. Errors: INVALID_ARGUMENT.
+ */
+export function parseMapping(text: string): PayloadMapping | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw invalid("must be valid JSON");
+  }
+  if (value === null) return null;
+  const out: PayloadMapping = {};
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const name = isRecord(item) ? (item.field_name ?? item.fieldName) : undefined;
+      if (typeof name !== "string") throw invalid("items must be objects with field_name, path and type");
+      const field = name.toLowerCase();
+      if (Object.hasOwn(out, field)) throw invalid(`maps '${field}' twice`);
+      out[field] = checkEntry(field, item);
+    }
+  } else if (isRecord(value)) {
+    for (const [field, entry] of Object.entries(value)) out[field] = checkEntry(field, entry);
+  } else {
+    throw invalid("must be an object of alert field to {path, type}");
+  }
+  return Object.keys(out).length > 0 ? out : null;
+}

@@ -1,0 +1,94 @@
+import type { CallContext, Clock, Logger } from "@tocsin/core";
+import { ACCESS, type IntegrationDirectory, type ProjectAccess } from "../types.js";
+import { type IntegrationsDeps, internal } from "./deps.js";
+import { createIntegrationDirectory } from "./directory.js";
+import {
+  type CreateHttpInput,
+  createHttpIntegration,
+  deleteHttpIntegration,
+  getHttpIntegration,
+  resetHttpIntegrationToken,
+  type UpdateHttpInput,
+  updateHttpIntegration,
+} from "./http-integrations.js";
+import { extractPayloadFields, parsePayloadExample } from "./payload.js";
+import { customMappingUnavailable, premium } from "./rules.js";
+import {
+  getOpsgenieIntegration,
+  getPrometheusIntegration,
+  resetPrometheusToken,
+  type SingletonInput,
+  updateOpsgenieIntegration,
+  updatePrometheusIntegration,
+} from "./singletons.js";
+import type { IntegrationKeys, IntegrationStore, IntegrationSummary, IntegrationView, PayloadField } from "./types.js";
+
+export interface IntegrationsModuleOptions {
+  store: IntegrationStore;
+  keys: IntegrationKeys;
+  projects: ProjectAccess;
+  clock: Clock;
+  logger: Logger;
+  externalUrl: string;
+}
+
+/** The integration management use-cases, and the directory processing reads integrations from. */
+export interface IntegrationsModule {
+  list(idOrPath: string, ctx: CallContext): Promise<IntegrationSummary[]>;
+  createHttp(idOrPath: string, input: CreateHttpInput, ctx: CallContext): Promise<IntegrationView>;
+  getHttp(idOrPath: string, id: number, ctx: CallContext): Promise<IntegrationView>;
+  updateHttp(
+    idOrPath: string,
+    id: number,
+    input: UpdateHttpInput,
+    ctx: CallContext,
+  ): Promise<{ integration: IntegrationView; mappingCleared: boolean }>;
+  deleteHttp(idOrPath: string, id: number, ctx: CallContext): Promise<void>;
+  resetHttpToken(idOrPath: string, id: number, ctx: CallContext): Promise<IntegrationView>;
+  getPrometheus(idOrPath: string, ctx: CallContext): Promise<IntegrationView>;
+  updatePrometheus(idOrPath: string, input: SingletonInput, ctx: CallContext): Promise<IntegrationView>;
+  resetPrometheusToken(idOrPath: string, ctx: CallContext): Promise<IntegrationView>;
+  getOpsgenie(idOrPath: string, ctx: CallContext): Promise<IntegrationView>;
+  updateOpsgenie(idOrPath: string, input: SingletonInput, ctx: CallContext): Promise<IntegrationView>;
+  payloadFields(idOrPath: string, payloadExampleJson: string, ctx: CallContext): Promise<PayloadField[]>;
+  directory: IntegrationDirectory;
+}
+
+export function createIntegrationsModule(options: IntegrationsModuleOptions): IntegrationsModule {
+  const directory = createIntegrationDirectory(options.store, options.clock);
+  const deps: IntegrationsDeps = { ...options, changed: () => directory.invalidate() };
+  return {
+    async list(idOrPath, ctx) {
+      const project = await deps.projects.require(idOrPath, ACCESS.maintainer, ctx);
+      const [records, keys] = await Promise.all([deps.store.list(project.id), deps.keys.list(project.id, internal(ctx))]);
+      const byId = new Map(keys.map((k) => [k.integrationId, k]));
+      // http/prometheus records without a key are mid-create or mid-delete: not shown.
+      return records
+        .filter((r) => r.type === "opsgenie" || byId.has(r.id))
+        .map((r) => ({
+          id: r.id,
+          name: r.name,
+          type: r.type,
+          active: r.type === "opsgenie" ? r.active : (byId.get(r.id)?.active ?? false),
+        }));
+    },
+    createHttp: (idOrPath, input, ctx) => createHttpIntegration(deps, idOrPath, input, ctx),
+    getHttp: (idOrPath, id, ctx) => getHttpIntegration(deps, idOrPath, id, ctx),
+    updateHttp: (idOrPath, id, input, ctx) => updateHttpIntegration(deps, idOrPath, id, input, ctx),
+    deleteHttp: (idOrPath, id, ctx) => deleteHttpIntegration(deps, idOrPath, id, ctx),
+    resetHttpToken: (idOrPath, id, ctx) => resetHttpIntegrationToken(deps, idOrPath, id, ctx),
+    getPrometheus: (idOrPath, ctx) => getPrometheusIntegration(deps, idOrPath, ctx),
+    updatePrometheus: (idOrPath, input, ctx) => updatePrometheusIntegration(deps, idOrPath, input, ctx),
+    resetPrometheusToken: (idOrPath, ctx) => resetPrometheusToken(deps, idOrPath, ctx),
+    getOpsgenie: (idOrPath, ctx) => getOpsgenieIntegration(deps, idOrPath, ctx),
+    updateOpsgenie: (idOrPath, input, ctx) => updateOpsgenieIntegration(deps, idOrPath, input, ctx),
+    async payloadFields(idOrPath, payloadExampleJson, ctx) {
+      const project = await deps.projects.require(idOrPath, ACCESS.maintainer, ctx);
+      if (!premium(project)) throw customMappingUnavailable();
+      return extractPayloadFields(parsePayloadExample(payloadExampleJson));
+    },
+    directory,
+  };
+}
+
+export type { CreateHttpInput, SingletonInput, UpdateHttpInput };

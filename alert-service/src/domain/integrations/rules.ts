@@ -1,0 +1,117 @@
+import { type AppError, type CallContext, forbidden, invalidArgument } from "@tocsin/core";
+import type { PayloadMapping, ProjectRef } from "../types.js";
+import { parseMapping } from "./mapping.js";
+import { parsePayloadExample } from "./payload.js";
+import type { IntegrationKeys, IntegrationRecord, IntegrationStore } from "./types.js";
+
+export const MAX_NAME_LENGTH = 255;
+
+/** `Name can't be blank` / too long, as GitLab's validation body `{"message":{"name":[...]}}`. */
+export function checkName(raw: string): string {
+  const name = raw.trim();
+  if (!name) throw invalidArgument("NAME_INVALID", "Name can't be blank", { name: ["can't be blank"] });
+  if (name.length > MAX_NAME_LENGTH) {
+    throw invalidArgument("NAME_INVALID", "Name is too long (maximum is 255 characters)", {
+      name: ["is too long (maximum is 255 characters)"],
+    });
+  }
+  return name;
+}
+
+/** An http(s) URL, or empty. Required (non-empty) when `required`. */
+export function checkApiUrl(raw: string, required: boolean): string {
+  const value = raw.trim();
+  if (!value) {
+    if (required)
+      throw invalidArgument("API_URL_INVALID", "api_url is required to activate this integration", {
+        api_url: ["can't be blank"],
+      });
+    return "";
+  }
+  let ok = false;
+  try {
+    const url = new URL(value);
+    ok = (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+  } catch {
+    ok = false;
+  }
+  if (!ok || value.length > 2048)
+    throw invalidArgument("API_URL_INVALID", "api_url must be a valid http or https URL", { api_url: ["must be a valid URL"] });
+  return value;
+}
+
+export const premium = (project: ProjectRef) => project.tier !== "free";
+
+export function customMappingUnavailable(): AppError {
+  return forbidden(
+    "CUSTOM_MAPPING_UNAVAILABLE",
+    "Custom mapping and payload fields are available in the Premium and Ultimate tiers only",
+  );
+}
+
+export function multipleNotSupported(): AppError {
+  return forbidden(
+    "MULTIPLE_INTEGRATIONS_NOT_SUPPORTED",
+    "Multiple integrations of a single type are not supported for this project",
+  );
+}
+
+/** The sample payload and mapping of a create/update, parsed; `{}`/empty count as absent. */
+export interface CustomMapping {
+  payloadExample?: string;
+  mapping?: PayloadMapping | null;
+}
+
+export function parseCustomMapping(project: ProjectRef, payloadExampleJson?: string, mappingJson?: string): CustomMapping {
+  const out: CustomMapping = {};
+  if (payloadExampleJson !== undefined) {
+    const example = payloadExampleJson.trim() === "" ? {} : parsePayloadExample(payloadExampleJson);
+    out.payloadExample = JSON.stringify(example);
+  }
+  if (mappingJson !== undefined) out.mapping = mappingJson.trim() === "" ? null : parseMapping(mappingJson);
+  const used =
+    (out.payloadExample !== undefined && out.payloadExample !== "{}") || (out.mapping !== undefined && out.mapping !== null);
+  if (used && !premium(project)) throw customMappingUnavailable();
+  return out;
+}
+
+/** Is any integration of the project other than `exceptId` active (keys as auth-service sees them)? */
+async function othersActive(
+  records: IntegrationRecord[],
+  keys: IntegrationKeys,
+  projectId: number,
+  exceptId: number,
+  ctx: CallContext,
+): Promise<boolean> {
+  const keyList = await keys.list(projectId, ctx);
+  const keyActive = new Map(keyList.map((k) => [k.integrationId, k.active]));
+  return records.some((r) => r.id !== exceptId && r.type !== "opsgenie" && keyActive.get(r.id) === true);
+}
+
+/** Refuses to activate an http/prometheus integration while the project's opsgenie link is active. */
+export async function assertOpsgenieInactive(store: IntegrationStore, projectId: number): Promise<void> {
+  const opsgenie = await store.findSingleton(projectId, "opsgenie");
+  if (opsgenie?.active) {
+    throw invalidArgument(
+      "OPSGENIE_ACTIVE",
+      "The Opsgenie integration is active: while it is, no other alert integration can be active. Disable it first.",
+    );
+  }
+}
+
+/** Refuses to activate opsgenie while another integration is active. */
+export async function assertNoOtherActive(
+  store: IntegrationStore,
+  keys: IntegrationKeys,
+  projectId: number,
+  opsgenieId: number,
+  ctx: CallContext,
+) {
+  const records = await store.list(projectId);
+  if (await othersActive(records, keys, projectId, opsgenieId, ctx)) {
+    throw invalidArgument(
+      "OTHER_INTEGRATION_ACTIVE",
+      "The Opsgenie integration cannot be enabled while another alert integration is active. Disable the other integrations first.",
+    );
+  }
+}

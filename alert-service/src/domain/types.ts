@@ -1,0 +1,57 @@
+import type { CallContext } from "@tocsin/core";
+
+/** Shared vocabulary of alert-service's domain. No transport or driver types here. */
+
+export type Tier = "free" | "premium" | "ultimate";
+
+/** GitLab access levels. */
+export const ACCESS = { guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50 } as const;
+
+export interface ProjectRef {
+  id: number;
+  fullPath: string;
+  tier: Tier;
+  /** The caller's effective access level; 50 for admins and for internal calls. */
+  accessLevel: number;
+}
+
+/** Port over auth-service's project directory. */
+export interface ProjectAccess {
+  /**
+   * Resolves a project (numeric id or full path) visible to `ctx.principal` and checks that the
+   * caller has at least `minLevel`. Errors: NOT_FOUND `404 Project Not Found` for unknown or
+   * invisible projects, PERMISSION_DENIED `403 Forbidden` below the level.
+   */
+  require(idOrPath: string, minLevel: number, ctx: CallContext): Promise<ProjectRef>;
+  /** Internal lookup by id, no role check (e.g. for queue workers). */
+  byId(projectId: number, ctx: CallContext): Promise<ProjectRef>;
+}
+
+/** One mapped alert field: where in the payload its value is, and how to read it. */
+export interface FieldMapping {
+  path: Array<string | number>;
+  /** `string`, `datetime` or `array`. */
+  type: string;
+  label?: string;
+}
+
+/** Alert field name (title, description, start_time, end_time, ...) → mapping. */
+export type PayloadMapping = Record<string, FieldMapping>;
+
+/** What processing needs to know about the integration a payload came through. */
+export interface IntegrationRuntime {
+  id: number;
+  projectId: number;
+  name: string;
+  type: "http" | "prometheus";
+  active: boolean;
+  /** Applied only on Premium and above, and only when non-empty. */
+  mapping: PayloadMapping | null;
+}
+
+/** Port implemented by the integrations module, used by ingest and test alerts. */
+export interface IntegrationDirectory {
+  get(projectId: number, integrationId: number): Promise<IntegrationRuntime | undefined>;
+  /** The API URL of the project's Opsgenie link while it is active (alerts are managed there). */
+  opsgenieUrl(projectId: number): Promise<string | undefined>;
+}

@@ -1,0 +1,138 @@
+import type { ServiceHandlers } from "@tocsin/grpc";
+import type { alertV1 } from "@tocsin/proto";
+import type { ActivityEntry, Alert, AlertSettings, Incident } from "../domain/alerts/model.js";
+import type { AlertsModule } from "../domain/alerts/module.js";
+import type { DryRun } from "../domain/alerts/test-alert.js";
+
+type Def = typeof alertV1.AlertServiceService;
+const NAMES = [
+  "ingestAlert",
+  "sendTestAlert",
+  "getIngestStats",
+  "listAlerts",
+  "getAlert",
+  "updateAlertStatus",
+  "listIncidents",
+  "getIncident",
+  "getAlertSettings",
+  "updateAlertSettings",
+] as const;
+export type AlertHandlers = Pick<ServiceHandlers<Def>, (typeof NAMES)[number]>;
+
+/** Alert message; `details` adds the stored payload and the activity (details only). */
+export function toAlertMessage(a: Alert, details?: { activity: ActivityEntry[] }): alertV1.Alert {
+  return {
+    iid: a.iid,
+    title: a.title,
+    description: a.description,
+    severity: a.severity,
+    status: a.status,
+    service: a.service,
+    monitoringTool: a.monitoringTool,
+    hosts: a.hosts,
+    events: a.events,
+    fingerprint: a.fingerprint ?? "",
+    startedAt: a.startedAt,
+    endedAt: a.endedAt,
+    environmentName: a.environmentName,
+    incidentIid: a.incidentIid,
+    integrationId: a.integrationId,
+    projectId: a.projectId,
+    payloadJson: details ? JSON.stringify(a.payload) : "",
+    activity: details ? details.activity.map((e) => ({ note: e.note, createdAt: e.createdAt })) : [],
+    createdAt: a.createdAt,
+    updatedAt: a.updatedAt,
+  };
+}
+
+export function toIncidentMessage(i: Incident): alertV1.Incident {
+  return {
+    iid: i.iid,
+    title: i.title,
+    severity: i.severity,
+    status: i.status,
+    alertIid: i.alertIid,
+    createdAt: i.createdAt,
+    closedAt: i.closedAt,
+  };
+}
+
+const toSettings = (s: AlertSettings): alertV1.AlertSettings => ({ ...s });
+
+function toDryRun(d: DryRun): alertV1.DryRunResult {
+  return {
+    normalizedAlertJson: JSON.stringify(d.normalizedAlert),
+    fingerprint: d.fingerprint,
+    action: d.action,
+    existingAlertIid: d.existingAlertIid,
+    wouldCreateIncident: d.wouldCreateIncident,
+    wouldCloseIncident: d.wouldCloseIncident,
+  };
+}
+
+/** Thin gRPC handlers over the alert use-cases. */
+export function alertHandlers(module: AlertsModule): AlertHandlers {
+  return {
+    async ingestAlert(req, ctx) {
+      const r = await module.ingest(
+        {
+          projectId: req.projectId,
+          integrationId: req.integrationId,
+          payloadJson: req.payloadJson,
+          waitMs: req.waitMs,
+          ...(req.idempotencyKey ? { idempotencyKey: req.idempotencyKey } : {}),
+          ...(req.receivedAt ? { receivedAt: req.receivedAt } : {}),
+        },
+        ctx,
+      );
+      return {
+        requestId: r.requestId,
+        fingerprints: r.fingerprints,
+        outcomes: r.outcomes,
+        processed: r.processed,
+        replayed: r.replayed,
+      };
+    },
+    async sendTestAlert(req, ctx) {
+      const r = await module.sendTestAlert(
+        {
+          projectIdOrPath: req.projectIdOrPath,
+          integrationId: req.integrationId,
+          payloadJson: req.payloadJson,
+          dryRun: req.dryRun,
+        },
+        ctx,
+      );
+      return { message: r.message, alert: r.alert && toAlertMessage(r.alert, r.alert), dryRun: r.dryRun && toDryRun(r.dryRun) };
+    },
+    async getIngestStats() {
+      return module.stats();
+    },
+    async listAlerts(req, ctx) {
+      const r = await module.listAlerts(req, ctx);
+      return { alerts: r.alerts.map((a) => toAlertMessage(a)), total: r.total, opsgenieUrl: r.opsgenieUrl ?? "" };
+    },
+    async getAlert(req, ctx) {
+      const a = await module.getAlert(req.projectIdOrPath, req.alertIid, ctx);
+      return { alert: toAlertMessage(a, a) };
+    },
+    async updateAlertStatus(req, ctx) {
+      const a = await module.updateAlertStatus(req.projectIdOrPath, req.alertIid, req.status, ctx);
+      return { alert: toAlertMessage(a, a) };
+    },
+    async listIncidents(req, ctx) {
+      const r = await module.listIncidents(req, ctx);
+      return { incidents: r.incidents.map(toIncidentMessage), total: r.total };
+    },
+    async getIncident(req, ctx) {
+      return { incident: toIncidentMessage(await module.getIncident(req.projectIdOrPath, req.incidentIid, ctx)) };
+    },
+    async getAlertSettings(req, ctx) {
+      return { settings: toSettings(await module.getAlertSettings(req.projectIdOrPath, ctx)) };
+    },
+    async updateAlertSettings(req, ctx) {
+      const { projectIdOrPath, ...change } = req;
+      return { settings: toSettings(await module.updateAlertSettings(projectIdOrPath, change, ctx)) };
+    },
+  };
+}

@@ -1,0 +1,94 @@
+import { invalidArgument } from "@tocsin/core";
+import type { ServiceHandlers } from "@tocsin/grpc";
+import type { alertV1 } from "@tocsin/proto";
+import type { IntegrationsModule } from "../domain/integrations/module.js";
+import type { IntegrationView } from "../domain/integrations/types.js";
+
+type Def = typeof alertV1.AlertServiceService;
+
+/** The integration-management RPCs of AlertService. */
+export type IntegrationHandlers = Pick<
+  ServiceHandlers<Def>,
+  | "listIntegrations"
+  | "createHttpIntegration"
+  | "getHttpIntegration"
+  | "updateHttpIntegration"
+  | "deleteHttpIntegration"
+  | "resetHttpIntegrationToken"
+  | "getPrometheusIntegration"
+  | "updatePrometheusIntegration"
+  | "resetPrometheusIntegrationToken"
+  | "getOpsgenieIntegration"
+  | "updateOpsgenieIntegration"
+  | "parsePayloadFields"
+>;
+
+export function toIntegrationMessage(view: IntegrationView): alertV1.Integration {
+  return {
+    id: view.id,
+    name: view.name,
+    type: view.type,
+    active: view.active,
+    url: view.url,
+    token: view.token,
+    endpointIdentifier: view.endpointIdentifier,
+    payloadExampleJson: view.payloadExample,
+    payloadAttributeMappingsJson: view.mapping ? JSON.stringify(view.mapping) : "{}",
+    apiUrl: view.apiUrl,
+    createdAt: view.createdAt,
+    updatedAt: view.updatedAt,
+  };
+}
+
+function project(req: { projectIdOrPath: string }): string {
+  const value = req.projectIdOrPath.trim();
+  if (!value) throw invalidArgument("PARAM_MISSING", "id is missing");
+  return value;
+}
+
+export function integrationHandlers(m: IntegrationsModule): IntegrationHandlers {
+  const one = (view: IntegrationView) => ({ integration: toIntegrationMessage(view) });
+  return {
+    async listIntegrations(req, ctx) {
+      return { integrations: await m.list(project(req), ctx) };
+    },
+    async createHttpIntegration(req, ctx) {
+      const { name, active, payloadExampleJson, payloadAttributeMappingsJson: mappingJson } = req;
+      return one(await m.createHttp(project(req), { name, active, payloadExampleJson, mappingJson }, ctx));
+    },
+    async getHttpIntegration(req, ctx) {
+      return one(await m.getHttp(project(req), req.integrationId, ctx));
+    },
+    async updateHttpIntegration(req, ctx) {
+      const { name, active, payloadExampleJson, payloadAttributeMappingsJson: mappingJson } = req;
+      const res = await m.updateHttp(project(req), req.integrationId, { name, active, payloadExampleJson, mappingJson }, ctx);
+      return { integration: toIntegrationMessage(res.integration), mappingCleared: res.mappingCleared };
+    },
+    async deleteHttpIntegration(req, ctx) {
+      await m.deleteHttp(project(req), req.integrationId, ctx);
+      return {};
+    },
+    async resetHttpIntegrationToken(req, ctx) {
+      return one(await m.resetHttpToken(project(req), req.integrationId, ctx));
+    },
+    async getPrometheusIntegration(req, ctx) {
+      return one(await m.getPrometheus(project(req), ctx));
+    },
+    async updatePrometheusIntegration(req, ctx) {
+      return one(await m.updatePrometheus(project(req), { active: req.active, apiUrl: req.apiUrl }, ctx));
+    },
+    async resetPrometheusIntegrationToken(req, ctx) {
+      return one(await m.resetPrometheusToken(project(req), ctx));
+    },
+    async getOpsgenieIntegration(req, ctx) {
+      return one(await m.getOpsgenie(project(req), ctx));
+    },
+    async updateOpsgenieIntegration(req, ctx) {
+      return one(await m.updateOpsgenie(project(req), { active: req.active, apiUrl: req.apiUrl }, ctx));
+    },
+    async parsePayloadFields(req, ctx) {
+      const fields = await m.payloadFields(project(req), req.payloadExampleJson, ctx);
+      return { fields: fields.map((f) => ({ pathJson: JSON.stringify(f.path), label: f.label, type: f.type })) };
+    },
+  };
+}

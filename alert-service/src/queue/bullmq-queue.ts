@@ -1,0 +1,190 @@
+import { type Logger, unavailable, withTimeout } from "@tocsin/core";
+import { type Job, Queue, UnrecoverableError, Worker } from "bullmq";
+import { Redis } from "ioredis";
+import { laneQueueName, QUEUE_PREFIX } from "./jobs.js";
+import {
+  backoffMs,
+  DEFAULT_LANES,
+  type JobQueue,
+  type JobResult,
+  type JobRunner,
+  MAX_ATTEMPTS,
+  type QueuedJob,
+  UnrecoverableJobError,
+} from "./queue.js";
+
+export interface BullmqQueueOptions {
+  redisUrl: string;
+  logger: Logger;
+  lanes?: number;
+  /** How long `add` may take before it fails with UNAVAILABLE. */
+  addTimeoutMs?: number;
+  /** Redis key prefix (tests use their own). */
+  prefix?: string;
+}
+
+/** BullMQ refuses `:` in custom ids. */
+const bullId = (id: string) => id.replaceAll(":", "_");
+
+/**
+ * BullMQ backend: one queue per lane, each with one worker of concurrency 1, so a lane's jobs
+ * run in order. The producer connection fails fast (no offline queue, one retry) so that an
+ * unreachable Redis turns into UNAVAILABLE within ~1-2 s instead of a hanging request.
+ * Finished jobs are announced on a pub/sub channel for `waitFor`.
+ */
+export class BullmqJobQueue implements JobQueue {
+  private readonly producer: Redis;
+  private readonly subscriber: Redis;
+  private workerConnection: Redis | undefined;
+  private readonly queues: Queue[];
+  private workers: Worker[] = [];
+  private readonly waiters = new Map<string, Set<(r: JobResult) => void>>();
+  private processed = 0;
+  private failed = 0;
+  private readonly lanes: number;
+  private readonly prefix: string;
+  private readonly doneChannel: string;
+
+  constructor(private readonly opts: BullmqQueueOptions) {
+    this.lanes = opts.lanes ?? DEFAULT_LANES;
+    this.prefix = opts.prefix ?? QUEUE_PREFIX;
+    this.doneChannel = `${this.prefix}:alert-jobs:done`;
+    const failFast = {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      connectTimeout: 1000,
+      retryStrategy: (n: number) => Math.min(n * 200, 2000),
+    };
+    this.producer = new Redis(opts.redisUrl, failFast);
+    this.subscriber = new Redis(opts.redisUrl, {
+      maxRetriesPerRequest: null,
+      retryStrategy: (n: number) => Math.min(n * 200, 2000),
+    });
+    for (const c of [this.producer, this.subscriber])
+      c.on("error", (err) => opts.logger.debug({ err }, "redis connection error"));
+    this.queues = Array.from(
+      { length: this.lanes },
+      (_, lane) => new Queue(laneQueueName(lane), { connection: this.producer, prefix: this.prefix }),
+    );
+    for (const q of this.queues) q.on("error", (err) => opts.logger.debug({ err }, "queue error"));
+    this.subscriber.on("message", (_channel, text: string) => this.announce(text));
+    this.subscriber.subscribe(this.doneChannel).catch((err) => opts.logger.warn({ err }, "cannot subscribe to job completions"));
+  }
+
+  async add(job: QueuedJob): Promise<void> {
+    const queue = this.queues[job.lane];
+    if (!queue) throw new Error(`no lane ${job.lane}`);
+    try {
+      await withTimeout(
+        queue.add(job.name, job.data, {
+          jobId: bullId(job.id),
+          attempts: MAX_ATTEMPTS,
+          backoff: { type: "exponential", delay: backoffMs(1) },
+          removeOnComplete: { age: 3600, count: 100_000 },
+          removeOnFail: { age: 86_400 },
+        }),
+        this.opts.addTimeoutMs ?? 1500,
+      );
+    } catch (err) {
+      throw unavailable("QUEUE_UNAVAILABLE", "The alert queue is unavailable, try again later", err, 5);
+    }
+  }
+
+  async start(run: JobRunner): Promise<void> {
+    this.workerConnection = new Redis(this.opts.redisUrl, { maxRetriesPerRequest: null });
+    this.workerConnection.on("error", (err) => this.opts.logger.debug({ err }, "redis worker connection error"));
+    this.workers = this.queues.map((q) => {
+      const worker = new Worker(q.name, (job: Job) => this.process(job, run), {
+        connection: this.workerConnection as Redis,
+        prefix: this.prefix,
+        concurrency: 1,
+        // Jobs take milliseconds: a worker that died is noticed within ~10 s, not BullMQ's 30 s.
+        lockDuration: 10_000,
+        stalledInterval: 5_000,
+      });
+      worker.on("error", (err) => this.opts.logger.warn({ err }, "worker error"));
+      worker.on("completed", (job) => this.publish(job.id, { state: "completed", result: job.returnvalue ?? null }));
+      worker.on("failed", (job, err) => {
+        if (!job) return;
+        const final = err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1);
+        if (final) this.publish(job.id, { state: "failed", error: err.message });
+      });
+      return worker;
+    });
+    // Not awaited: with Redis down the service still starts (health NOT_SERVING, ingest 503) and
+    // the workers connect once Redis is back.
+    for (const w of this.workers) w.waitUntilReady().catch((err) => this.opts.logger.warn({ err }, "worker not ready"));
+  }
+
+  private async process(job: Job, run: JobRunner): Promise<unknown> {
+    try {
+      return await run({ id: job.id ?? "", name: job.name, data: job.data, attempt: job.attemptsMade + 1 });
+    } catch (err) {
+      if (err instanceof UnrecoverableJobError) throw new UnrecoverableError(err.message);
+      throw err;
+    }
+  }
+
+  private publish(id: string | undefined, result: JobResult): void {
+    if (!id) return;
+    if (result.state === "completed") this.processed++;
+    else this.failed++;
+    this.producer.publish(this.doneChannel, JSON.stringify({ id, result })).catch(() => {});
+  }
+
+  private announce(text: string): void {
+    const { id, result } = JSON.parse(text) as { id: string; result: JobResult };
+    for (const resolve of this.waiters.get(id) ?? []) resolve(result);
+  }
+
+  private async stored(id: string, lane: number): Promise<JobResult | undefined> {
+    const job = await this.queues[lane]?.getJob(id);
+    if (!job) return undefined;
+    if (job.finishedOn && !job.failedReason) return { state: "completed", result: job.returnvalue ?? null };
+    if (job.finishedOn) return { state: "failed", error: job.failedReason };
+    return undefined;
+  }
+
+  async waitFor(id: string, lane: number, timeoutMs: number): Promise<JobResult | undefined> {
+    const key = bullId(id);
+    let resolveWait: (r: JobResult | undefined) => void = () => {};
+    const announced = new Promise<JobResult | undefined>((r) => {
+      resolveWait = r;
+    });
+    const set = this.waiters.get(key) ?? new Set();
+    set.add(resolveWait);
+    this.waiters.set(key, set);
+    const timer = setTimeout(() => resolveWait(undefined), timeoutMs);
+    try {
+      // Registered first, then read: a completion between the two is still seen.
+      const done = await this.stored(key, lane);
+      return done ?? (timeoutMs > 0 ? await announced : undefined);
+    } finally {
+      clearTimeout(timer);
+      set.delete(resolveWait);
+      if (set.size === 0) this.waiters.delete(key);
+    }
+  }
+
+  async counts() {
+    const all = await Promise.all(
+      this.queues.map((q) => q.getJobCounts("waiting", "active", "delayed", "prioritized", "waiting-children")),
+    );
+    const pending = all.reduce((sum, c) => sum + Object.values(c).reduce((a, b) => a + b, 0), 0);
+    return { pending, processed: this.processed, failed: this.failed };
+  }
+
+  async healthy() {
+    try {
+      return (await withTimeout(this.producer.ping(), 1000)) === "PONG";
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.close()));
+    await Promise.all(this.queues.map((q) => q.close()));
+    for (const c of [this.producer, this.subscriber, this.workerConnection]) c?.disconnect();
+  }
+}

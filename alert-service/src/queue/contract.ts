@@ -1,0 +1,133 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { type JobQueue, type RunningJob, UnrecoverableJobError } from "./queue.js";
+
+export interface QueueFixture {
+  /** A new queue instance over the same storage (a restart when called again). */
+  open(): Promise<JobQueue>;
+  cleanup(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+let seq = 0;
+const uid = (label: string) => `${label}-${process.pid}-${Date.now()}-${++seq}`;
+
+/** One behavioural suite for every JobQueue backend. */
+export function describeJobQueueContract(name: string, makeFixture: () => Promise<QueueFixture>) {
+  describe(`job queue contract: ${name}`, () => {
+    const opened: JobQueue[] = [];
+    let fixture: QueueFixture | undefined;
+    const setup = async () => {
+      fixture = await makeFixture();
+      const q = await fixture.open();
+      opened.push(q);
+      return q;
+    };
+    afterEach(async () => {
+      for (const q of opened.splice(0)) await q.close().catch(() => {});
+      await fixture?.cleanup();
+    });
+
+    it("runs a job and answers waitFor with its result", async () => {
+      const q = await setup();
+      await q.start(async (job) => ({ echoed: job.data, attempt: job.attempt }));
+      const id = uid("a");
+      await q.add({ id, name: "echo", lane: 1, data: { x: 1 } });
+      expect(await q.waitFor(id, 1, 5000)).toEqual({ state: "completed", result: { echoed: { x: 1 }, attempt: 1 } });
+      expect(await q.waitFor(id, 1, 0)).toEqual({ state: "completed", result: { echoed: { x: 1 }, attempt: 1 } });
+    });
+
+    it("does not add a job twice under one id", async () => {
+      const q = await setup();
+      let runs = 0;
+      await q.start(async () => ++runs);
+      const id = uid("dup");
+      await Promise.all([q.add({ id, name: "n", lane: 0, data: {} }), q.add({ id, name: "n", lane: 0, data: {} })]);
+      await q.waitFor(id, 0, 5000);
+      await q.add({ id, name: "n", lane: 0, data: {} });
+      await sleep(200);
+      expect(runs).toBe(1);
+    });
+
+    it("runs one lane strictly in order, one at a time, and lanes in parallel", async () => {
+      const q = await setup();
+      const seen: Record<number, number[]> = {};
+      const active: Record<number, number> = {};
+      let maxActiveInLane = 0;
+      let maxActiveOverall = 0;
+      await q.start(async (job: RunningJob) => {
+        const { lane, n } = job.data as { lane: number; n: number };
+        active[lane] = (active[lane] ?? 0) + 1;
+        maxActiveInLane = Math.max(maxActiveInLane, active[lane] ?? 0);
+        maxActiveOverall = Math.max(
+          maxActiveOverall,
+          Object.values(active).reduce((a, b) => a + b, 0),
+        );
+        await sleep(Math.random() * 8);
+        seen[lane] = [...(seen[lane] ?? []), n];
+        active[lane] = (active[lane] ?? 1) - 1;
+      });
+      const ids: Array<[string, number]> = [];
+      for (let n = 0; n < 25; n++) {
+        for (const lane of [2, 3]) {
+          const id = uid(`order-${lane}-${n}`);
+          ids.push([id, lane]);
+          await q.add({ id, name: "n", lane, data: { lane, n } });
+        }
+      }
+      for (const [id, lane] of ids) expect((await q.waitFor(id, lane, 10_000))?.state).toBe("completed");
+      const expected = Array.from({ length: 25 }, (_, i) => i);
+      expect(seen[2]).toEqual(expected);
+      expect(seen[3]).toEqual(expected);
+      expect(maxActiveInLane).toBe(1);
+      expect(maxActiveOverall).toBe(2);
+    });
+
+    it("retries a failing job, and fails an unrecoverable one at once", async () => {
+      const q = await setup();
+      const attempts: Record<string, number> = {};
+      await q.start(async (job) => {
+        attempts[job.id] = job.attempt;
+        if (job.name === "bad") throw new UnrecoverableJobError("invalid input");
+        if (job.attempt < 2) throw new Error("transient");
+        return "ok";
+      });
+      const flaky = uid("flaky");
+      const bad = uid("bad");
+      await q.add({ id: flaky, name: "flaky", lane: 4, data: {} });
+      await q.add({ id: bad, name: "bad", lane: 5, data: {} });
+      expect(await q.waitFor(flaky, 4, 10_000)).toEqual({ state: "completed", result: "ok" });
+      expect(await q.waitFor(bad, 5, 10_000)).toMatchObject({ state: "failed", error: "invalid input" });
+      expect(attempts[flaky]).toBe(2);
+      expect(attempts[bad]).toBe(1);
+      expect((await q.counts()).failed).toBeGreaterThanOrEqual(1);
+    });
+
+    it("keeps jobs added while no worker runs and runs them after a restart", async () => {
+      const first = await setup();
+      const ids = Array.from({ length: 10 }, () => uid("kept"));
+      for (const id of ids) await first.add({ id, name: "n", lane: 6, data: { id } });
+      expect((await first.counts()).pending).toBe(10);
+      await first.close();
+      opened.splice(opened.indexOf(first), 1);
+      const second = await (fixture as QueueFixture).open();
+      opened.push(second);
+      const ran: string[] = [];
+      await second.start(async (job) => {
+        ran.push(job.id);
+      });
+      for (const id of ids) expect((await second.waitFor(id, 6, 10_000))?.state).toBe("completed");
+      expect(ran).toEqual(ids);
+      expect(await second.healthy()).toBe(true);
+      expect((await second.counts()).pending).toBe(0);
+    });
+
+    it("answers waitFor with undefined when the job does not end in time", async () => {
+      const q = await setup();
+      await q.start(async () => sleep(500));
+      const id = uid("slow");
+      await q.add({ id, name: "n", lane: 7, data: {} });
+      expect(await q.waitFor(id, 7, 50)).toBeUndefined();
+      expect((await q.waitFor(id, 7, 5000))?.state).toBe("completed");
+    });
+  });
+}

@@ -1,0 +1,126 @@
+import { AppError, type Logger, unavailable, z } from "@tocsin/core";
+import { SEVERITIES } from "../domain/alerts/model.js";
+import { type AlertJobs, type IncidentJob, laneKeyOf, type ProcessAlertJob } from "../domain/alerts/ports.js";
+import { DEFAULT_LANES, type JobQueue, type JobRunner, UnrecoverableJobError } from "./queue.js";
+
+/** Queue facts: names, job names, payload schemas, idempotency ids, lanes. */
+
+export const QUEUE_PREFIX = "tocsin";
+export const laneQueueName = (lane: number) => `alerts-lane-${lane}`;
+
+export const JOB_NAMES = { processAlert: "process-alert", incident: "incident" } as const;
+
+const normalizedAlertSchema = z.object({
+  title: z.string(),
+  description: z.string().optional(),
+  service: z.string().optional(),
+  monitoringTool: z.string().optional(),
+  hosts: z.array(z.string()),
+  severity: z.enum(SEVERITIES),
+  startedAt: z.string(),
+  endedAt: z.string().optional(),
+  environmentName: z.string().optional(),
+  fingerprint: z.string().optional(),
+  source: z.string(),
+  payload: z.record(z.string(), z.unknown()),
+});
+
+export const processAlertSchema = z.object({
+  jobId: z.string().min(1),
+  requestId: z.string().min(1),
+  projectId: z.number().int().positive(),
+  integrationId: z.number().int().nonnegative(),
+  alert: normalizedAlertSchema,
+  log: z.record(z.string(), z.string()).optional(),
+});
+
+export const incidentSchema = z.object({
+  kind: z.enum(["open", "close"]),
+  requestId: z.string().min(1),
+  projectId: z.number().int().positive(),
+  alertId: z.number().int().positive(),
+  laneKey: z.string().min(1),
+});
+
+/** Idempotency ids: a request's alert job is the request id; one incident job per alert and kind (and request, for closes). */
+export const incidentJobId = (job: IncidentJob) =>
+  job.kind === "open" ? `incident-open-${job.alertId}` : `incident-close-${job.alertId}-${job.requestId}`;
+
+/** FNV-1a of the lane key, so that one (project, fingerprint) always lands in one lane. */
+export function laneOf(laneKey: string, lanes = DEFAULT_LANES): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < laneKey.length; i++) {
+    h ^= laneKey.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h % lanes;
+}
+
+/** The domain's AlertJobs port over a JobQueue. */
+export function createAlertJobs(queue: JobQueue, lanes = DEFAULT_LANES): AlertJobs {
+  const laneOfJob = new Map<string, number>();
+  return {
+    async enqueueAlert(job: ProcessAlertJob) {
+      const lane = laneOf(laneKeyOf(job.projectId, job.alert.fingerprint, job.requestId), lanes);
+      laneOfJob.set(job.jobId, lane);
+      try {
+        await queue.add({ id: job.jobId, name: JOB_NAMES.processAlert, lane, data: job });
+      } catch (err) {
+        laneOfJob.delete(job.jobId);
+        throw AppError.is(err) ? err : unavailable("QUEUE_UNAVAILABLE", "The alert queue is unavailable", err, 5);
+      }
+    },
+    async enqueueIncident(job: IncidentJob) {
+      await queue.add({ id: incidentJobId(job), name: JOB_NAMES.incident, lane: laneOf(job.laneKey, lanes), data: job });
+    },
+    async waitFor(jobId: string, timeoutMs: number) {
+      const known = laneOfJob.get(jobId);
+      const candidates = known === undefined ? Array.from({ length: lanes }, (_, i) => i) : [known];
+      const deadline = Date.now() + timeoutMs;
+      try {
+        for (const lane of candidates) {
+          const result = await queue.waitFor(jobId, lane, Math.max(0, deadline - Date.now()));
+          if (result?.state === "completed") return result.result as Awaited<ReturnType<AlertJobs["waitFor"]>>;
+          if (result?.state === "failed") return undefined;
+        }
+        return undefined;
+      } finally {
+        laneOfJob.delete(jobId);
+      }
+    },
+    async stats() {
+      return queue.counts();
+    },
+  };
+}
+
+export interface JobHandlers {
+  processAlert(job: ProcessAlertJob, logger: Logger): Promise<unknown>;
+  incident(job: IncidentJob, logger: Logger): Promise<void>;
+}
+
+/**
+ * Validates job data and runs the handler with a child logger carrying the request id and job
+ * id. Invalid data and INVALID_ARGUMENT errors are unrecoverable; everything else retries.
+ */
+export function createJobRunner(handlers: JobHandlers, logger: Logger): JobRunner {
+  return async (job) => {
+    const schema =
+      job.name === JOB_NAMES.processAlert ? processAlertSchema : job.name === JOB_NAMES.incident ? incidentSchema : undefined;
+    const parsed = schema?.safeParse(job.data);
+    if (!parsed?.success) throw new UnrecoverableJobError(`invalid job ${job.name} ${job.id}`);
+    const data = parsed.data as { requestId: string; log?: Record<string, string> };
+    const log = logger.child({ ...data.log, requestId: data.requestId, jobId: job.id, job: job.name, attempt: job.attempt });
+    try {
+      if (job.name === JOB_NAMES.processAlert) return await handlers.processAlert(parsed.data as ProcessAlertJob, log);
+      await handlers.incident(parsed.data as IncidentJob, log);
+      return null;
+    } catch (err) {
+      if (AppError.is(err) && (err.code === "INVALID_ARGUMENT" || err.code === "NOT_FOUND")) {
+        throw new UnrecoverableJobError(err.message, { cause: err });
+      }
+      log.warn({ err }, "job failed");
+      throw err;
+    }
+  };
+}

@@ -1,0 +1,49 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { silentLogger } from "@tocsin/core";
+import { Redis } from "ioredis";
+import { describe, expect, inject, it } from "vitest";
+import { BullmqJobQueue } from "./bullmq-queue.js";
+import { describeJobQueueContract } from "./contract.js";
+import { LocalJobQueue } from "./local-queue.js";
+
+const logger = silentLogger();
+
+describeJobQueueContract("local (SQLite)", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "tocsin-queue-"));
+  return {
+    open: async () => new LocalJobQueue({ file: join(dir, "alert-queue.db"), logger }),
+    cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+  };
+});
+
+const redisUrl = inject("redisUrl");
+if (!redisUrl) console.warn("[alert queue] Redis unavailable: the BullMQ contract run is SKIPPED");
+describe.skipIf(!redisUrl)("bullmq", () => {
+  describeJobQueueContract("bullmq (Redis)", async () => {
+    const prefix = `tocsin-test-${Math.random().toString(36).slice(2, 10)}`;
+    return {
+      open: async () => new BullmqJobQueue({ redisUrl, logger, prefix }),
+      cleanup: async () => {
+        const redis = new Redis(redisUrl);
+        const keys = await redis.keys(`${prefix}:*`);
+        if (keys.length) await redis.del(...keys);
+        redis.disconnect();
+      },
+    };
+  });
+
+  it("fails fast with UNAVAILABLE when Redis is unreachable", async () => {
+    const q = new BullmqJobQueue({ redisUrl: "redis://127.0.0.1:1", logger, prefix: "tocsin-down" });
+    const started = Date.now();
+    await expect(q.add({ id: "x", name: "n", lane: 0, data: {} })).rejects.toMatchObject({
+      code: "UNAVAILABLE",
+      reason: "QUEUE_UNAVAILABLE",
+      retryAfterSeconds: 5,
+    });
+    expect(Date.now() - started).toBeLessThan(2500);
+    expect(await q.healthy()).toBe(false);
+    await q.close();
+  });
+});

@@ -1,0 +1,56 @@
+/** The generic job queue both backends implement (BullMQ and the durable local queue). */
+
+export interface QueuedJob {
+  /** Unique id; adding a job whose id is known does nothing. */
+  id: string;
+  name: string;
+  /** Ordering lane, 0 ≤ lane < lanes: jobs of one lane run one at a time, in order. */
+  lane: number;
+  data: unknown;
+}
+
+export interface RunningJob {
+  id: string;
+  name: string;
+  data: unknown;
+  /** 1 on the first run. */
+  attempt: number;
+}
+
+export type JobRunner = (job: RunningJob) => Promise<unknown>;
+
+export type JobResult = { state: "completed"; result: unknown } | { state: "failed"; error: string };
+
+export interface QueueCounts {
+  /** Waiting, delayed or running. */
+  pending: number;
+  /** Finished by this process since it started. */
+  processed: number;
+  failed: number;
+}
+
+export interface JobQueue {
+  /** Resolves once the job is durably stored. Throws AppError UNAVAILABLE (QUEUE_UNAVAILABLE) otherwise. */
+  add(job: QueuedJob): Promise<void>;
+  /** Starts the workers. */
+  start(run: JobRunner): Promise<void>;
+  /** The job's end, or undefined when it has not ended within `timeoutMs`. */
+  waitFor(id: string, lane: number, timeoutMs: number): Promise<JobResult | undefined>;
+  counts(): Promise<QueueCounts>;
+  healthy(): Promise<boolean>;
+  /** Stops taking jobs, lets running ones finish, closes connections. */
+  close(): Promise<void>;
+}
+
+/** Thrown by a runner for jobs that can never succeed (invalid data): no retry. */
+export class UnrecoverableJobError extends Error {
+  override readonly name = "UnrecoverableJobError";
+}
+
+export const DEFAULT_LANES = 8;
+export const MAX_ATTEMPTS = 5;
+export const BACKOFF_MS = 250;
+
+export function backoffMs(attempt: number): number {
+  return BACKOFF_MS * 2 ** Math.max(0, attempt - 1);
+}

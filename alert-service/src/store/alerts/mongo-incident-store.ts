@@ -1,0 +1,192 @@
+import type { Db } from "mongodb";
+import {
+  type AlertOutcome,
+  type AlertSettings,
+  DEFAULT_ALERT_SETTINGS,
+  type Incident,
+  type IncidentStatus,
+} from "../../domain/alerts/model.js";
+import type { IncidentStore, IngestAnswer, OpenIncident, RequestLog } from "../../domain/alerts/ports.js";
+import { severityCode, severityOf } from "./codes.js";
+import { COLLECTIONS, INSERT_RETRIES, isDuplicateKey, nextNumber } from "./mongo-common.js";
+
+interface IncidentDoc {
+  _id: number;
+  project_id: number;
+  iid: number;
+  alert_id: number;
+  alert_iid: number;
+  title: string;
+  severity: number;
+  status: IncidentStatus;
+  created_at: Date;
+  closed_at: Date | null;
+}
+interface SettingsDoc {
+  _id: number;
+  create_incident: boolean;
+  auto_close_incident: boolean;
+  send_email: boolean;
+  updated_at: Date;
+}
+interface IdempotencyDoc {
+  _id: string;
+  answer: IngestAnswer;
+  expires_at: Date;
+}
+interface JobDoc {
+  _id: string;
+  outcome: AlertOutcome;
+  at: Date;
+}
+
+const toIncident = (d: IncidentDoc): Incident => ({
+  id: d._id,
+  projectId: d.project_id,
+  iid: d.iid,
+  title: d.title,
+  severity: severityOf(d.severity),
+  status: d.status,
+  alertId: d.alert_id,
+  alertIid: d.alert_iid,
+  createdAt: d.created_at,
+  closedAt: d.closed_at ?? undefined,
+});
+
+const FIELDS: Record<keyof AlertSettings, keyof Omit<SettingsDoc, "_id" | "updated_at">> = {
+  createIncident: "create_incident",
+  autoCloseIncident: "auto_close_incident",
+  sendEmail: "send_email",
+};
+
+export class MongoIncidentStore implements IncidentStore {
+  constructor(private readonly db: Db) {}
+  private get incidents() {
+    return this.db.collection<IncidentDoc>(COLLECTIONS.incidents);
+  }
+  private get settingsCol() {
+    return this.db.collection<SettingsDoc>(COLLECTIONS.settings);
+  }
+
+  async openForAlert(input: OpenIncident) {
+    for (let attempt = 0; attempt < INSERT_RETRIES; attempt++) {
+      const existing = await this.getByAlert(input.alertId);
+      if (existing) return { incident: existing, created: false };
+      const iid = await nextNumber(this.incidents, "iid", { project_id: input.projectId });
+      const doc: IncidentDoc = {
+        _id: await nextNumber(this.incidents, "_id"),
+        project_id: input.projectId,
+        iid,
+        alert_id: input.alertId,
+        alert_iid: input.alertIid,
+        title: input.title ?? `New: Incident ${iid}`,
+        severity: severityCode(input.severity),
+        status: "open",
+        created_at: input.at,
+        closed_at: null,
+      };
+      try {
+        await this.incidents.insertOne(doc);
+        return { incident: toIncident(doc), created: true };
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+      }
+    }
+    throw new Error("could not allocate an incident iid");
+  }
+
+  async close(incidentId: number, at: Date) {
+    const d = await this.incidents.findOneAndUpdate(
+      { _id: incidentId, status: "open" },
+      { $set: { status: "closed", closed_at: at } },
+      { returnDocument: "after" },
+    );
+    return d ? toIncident(d) : undefined;
+  }
+
+  async getByAlert(alertId: number) {
+    const d = await this.incidents.findOne({ alert_id: alertId });
+    return d ? toIncident(d) : undefined;
+  }
+
+  async get(projectId: number, iid: number) {
+    const d = await this.incidents.findOne({ project_id: projectId, iid });
+    return d ? toIncident(d) : undefined;
+  }
+
+  async list(projectId: number, status: IncidentStatus | undefined, offset: number, limit: number) {
+    const filter = status ? { project_id: projectId, status } : { project_id: projectId };
+    const [docs, total] = await Promise.all([
+      this.incidents.find(filter).sort({ iid: -1 }).skip(offset).limit(limit).toArray(),
+      this.incidents.countDocuments(filter),
+    ]);
+    return { incidents: docs.map(toIncident), total };
+  }
+
+  async settings(projectId: number): Promise<AlertSettings> {
+    const d = await this.settingsCol.findOne({ _id: projectId });
+    return d
+      ? { createIncident: d.create_incident, autoCloseIncident: d.auto_close_incident, sendEmail: d.send_email }
+      : { ...DEFAULT_ALERT_SETTINGS };
+  }
+
+  async updateSettings(projectId: number, change: Partial<AlertSettings>, at: Date) {
+    const set: Record<string, unknown> = { updated_at: at };
+    const onInsert: Record<string, unknown> = {};
+    for (const key of Object.keys(FIELDS) as Array<keyof AlertSettings>) {
+      const value = change[key];
+      if (value !== undefined) set[FIELDS[key]] = value;
+      else onInsert[FIELDS[key]] = DEFAULT_ALERT_SETTINGS[key];
+    }
+    const update = Object.keys(onInsert).length ? { $set: set, $setOnInsert: onInsert } : { $set: set };
+    await this.settingsCol.updateOne({ _id: projectId }, update, { upsert: true });
+    return this.settings(projectId);
+  }
+}
+
+export class MongoRequestLog implements RequestLog {
+  constructor(private readonly db: Db) {}
+  private get keys() {
+    return this.db.collection<IdempotencyDoc>(COLLECTIONS.idempotency);
+  }
+  private get jobs() {
+    return this.db.collection<JobDoc>(COLLECTIONS.processedJobs);
+  }
+
+  async reserve(integrationId: number, key: string, answer: IngestAnswer, expiresAt: Date, now: Date) {
+    const _id = `${integrationId}:${key}`;
+    for (let i = 0; i < 3; i++) {
+      try {
+        await this.keys.insertOne({ _id, answer, expires_at: expiresAt });
+        return { answer, existed: false };
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+      }
+      const live = await this.keys.findOne({ _id, expires_at: { $gt: now } });
+      if (live) return { answer: live.answer, existed: true };
+      await this.keys.deleteOne({ _id, expires_at: { $lte: now } });
+    }
+    throw new Error("idempotency record contention");
+  }
+
+  async release(integrationId: number, key: string) {
+    await this.keys.deleteOne({ _id: `${integrationId}:${key}` });
+  }
+
+  async recordJob(jobId: string, outcome: AlertOutcome, at: Date) {
+    try {
+      await this.jobs.insertOne({ _id: jobId, outcome, at });
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+    }
+  }
+
+  async jobOutcome(jobId: string) {
+    return (await this.jobs.findOne({ _id: jobId }))?.outcome;
+  }
+
+  async purge(now: Date, before: Date) {
+    await this.keys.deleteMany({ expires_at: { $lte: now } });
+    await this.jobs.deleteMany({ at: { $lt: before } });
+  }
+}

@@ -1,0 +1,19 @@
+import type { Db } from "mongodb";
+import type { AlertsStores } from "../../domain/alerts/ports.js";
+import { MongoAlertStore } from "./mongo-alert-store.js";
+import { ensureAlertIndexes } from "./mongo-common.js";
+import { MongoIncidentStore, MongoRequestLog } from "./mongo-incident-store.js";
+
+/** The alert data on a MongoDB (or FerretDB) database; the client belongs to the caller. */
+export async function createMongoAlertsStores(db: Db): Promise<AlertsStores> {
+  await ensureAlertIndexes(db);
+  return {
+    alerts: new MongoAlertStore(db),
+    incidents: new MongoIncidentStore(db),
+    requests: new MongoRequestLog(db),
+    ping: async () => {
+      await db.command({ ping: 1 });
+    },
+    close: async () => {},
+  };
+}

@@ -1,0 +1,234 @@
+import type { Database } from "better-sqlite3";
+import type { ActivityEntry, Alert, AlertStatus } from "../../domain/alerts/model.js";
+import type { AlertQuery, AlertStore, NewAlert } from "../../domain/alerts/ports.js";
+import { opApplied, openAlertExists, RESOLVED, severityCode, severityOf, statusCode, statusOf } from "./codes.js";
+import { isUniqueViolation, nextCounter } from "./sqlite-schema.js";
+
+interface AlertRow {
+  id: number;
+  project_id: number;
+  iid: number;
+  integration_id: number;
+  title: string;
+  description: string;
+  severity: number;
+  status: number;
+  service: string;
+  monitoring_tool: string;
+  hosts: string;
+  events: number;
+  fingerprint: string | null;
+  started_at: number;
+  ended_at: number | null;
+  environment_name: string;
+  incident_iid: number;
+  payload: string;
+  created_at: number;
+  updated_at: number;
+}
+
+function toAlert(r: AlertRow): Alert {
+  return {
+    id: r.id,
+    projectId: r.project_id,
+    iid: r.iid,
+    integrationId: r.integration_id,
+    title: r.title,
+    description: r.description,
+    severity: severityOf(r.severity),
+    status: statusOf(r.status),
+    service: r.service,
+    monitoringTool: r.monitoring_tool,
+    hosts: JSON.parse(r.hosts) as string[],
+    events: r.events,
+    fingerprint: r.fingerprint ?? undefined,
+    startedAt: new Date(r.started_at),
+    endedAt: r.ended_at === null ? undefined : new Date(r.ended_at),
+    environmentName: r.environment_name,
+    incidentIid: r.incident_iid,
+    payload: JSON.parse(r.payload) as Record<string, unknown>,
+    createdAt: new Date(r.created_at),
+    updatedAt: new Date(r.updated_at),
+  };
+}
+
+/** Severity ascending means less critical first, so its column order is inverted. */
+function orderSql(q: AlertQuery): string {
+  const dir = q.sort === "asc" ? "ASC" : "DESC";
+  if (q.orderBy === "severity") {
+    const inv = dir === "ASC" ? "DESC" : "ASC";
+    return `severity ${inv}, id ${dir}`;
+  }
+  const column = q.orderBy === "ended_at" ? "COALESCE(ended_at, 0)" : q.orderBy;
+  return `${column} ${dir}, id ${dir}`;
+}
+
+export class SqliteAlertStore implements AlertStore {
+  constructor(private readonly db: Database) {}
+
+  private row(sql: string, ...args: unknown[]): Alert | undefined {
+    const r = this.db.prepare(sql).get(...args) as AlertRow | undefined;
+    return r ? toAlert(r) : undefined;
+  }
+
+  async create(input: NewAlert): Promise<Alert> {
+    const a = input.alert;
+    const at = input.at.getTime();
+    const insert = this.db.transaction(() => {
+      const iid = nextCounter(this.db, `alert_iid:${input.projectId}`);
+      const endedAt = input.status === "resolved" ? Date.parse(a.endedAt ?? input.at.toISOString()) : null;
+      const { lastInsertRowid } = this.db
+        .prepare(
+          `INSERT INTO alerts (project_id, iid, integration_id, title, description, severity, status, service,
+             monitoring_tool, hosts, events, fingerprint, started_at, ended_at, environment_name, payload, create_op,
+             created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,1,?,?,?,?,?,?,?,?)`,
+        )
+        .run(
+          input.projectId,
+          iid,
+          input.integrationId,
+          a.title,
+          a.description ?? "",
+          severityCode(a.severity),
+          statusCode(input.status),
+          a.service ?? "",
+          a.monitoringTool ?? "",
+          JSON.stringify(a.hosts),
+          a.fingerprint ?? null,
+          Date.parse(a.startedAt),
+          endedAt,
+          a.environmentName ?? "",
+          JSON.stringify(a.payload),
+          input.opKey,
+          at,
+          at,
+        );
+      this.db.prepare("INSERT INTO alert_ops (op, alert_id, at) VALUES (?, ?, ?)").run(input.opKey, lastInsertRowid, at);
+      return Number(lastInsertRowid);
+    });
+    try {
+      return this.row("SELECT * FROM alerts WHERE id = ?", insert()) as Alert;
+    } catch (err) {
+      if (isUniqueViolation(err, "alerts.create_op") || isUniqueViolation(err, "alert_ops.op")) throw opApplied();
+      if (isUniqueViolation(err, "alerts.project_id, alerts.fingerprint")) throw openAlertExists();
+      throw err;
+    }
+  }
+
+  async findOpen(projectId: number, fingerprint: string) {
+    return this.row(
+      "SELECT * FROM alerts WHERE project_id = ? AND fingerprint = ? AND status <> ?",
+      projectId,
+      fingerprint,
+      RESOLVED,
+    );
+  }
+
+  async findByOp(projectId: number, opKey: string) {
+    const alert = this.row(
+      "SELECT a.* FROM alert_ops o JOIN alerts a ON a.id = o.alert_id WHERE o.op = ? AND a.project_id = ?",
+      opKey,
+      projectId,
+    );
+    if (!alert) return undefined;
+    const created = this.db.prepare("SELECT 1 FROM alerts WHERE id = ? AND create_op = ?").get(alert.id, opKey) !== undefined;
+    return { alert, created };
+  }
+
+  /** Runs `change` with the op recorded in the same transaction; undefined if nothing changed. */
+  private applyOp(alertId: number, opKey: string, at: Date, sql: string, args: unknown[]): Alert | undefined {
+    const tx = this.db.transaction(() => {
+      const done = this.db.prepare("SELECT 1 FROM alert_ops WHERE op = ?").get(opKey);
+      if (done) return false;
+      const { changes } = this.db.prepare(sql).run(...args);
+      if (changes === 0) return false;
+      this.db.prepare("INSERT INTO alert_ops (op, alert_id, at) VALUES (?, ?, ?)").run(opKey, alertId, at.getTime());
+      return true;
+    });
+    return tx() ? this.row("SELECT * FROM alerts WHERE id = ?", alertId) : undefined;
+  }
+
+  async registerEvent(alertId: number, opKey: string, at: Date) {
+    return this.applyOp(
+      alertId,
+      opKey,
+      at,
+      "UPDATE alerts SET events = events + 1, updated_at = ? WHERE id = ? AND status <> ?",
+      [at.getTime(), alertId, RESOLVED],
+    );
+  }
+
+  async resolve(alertId: number, endedAt: Date, opKey: string, at: Date) {
+    return this.applyOp(
+      alertId,
+      opKey,
+      at,
+      "UPDATE alerts SET status = ?, ended_at = ?, updated_at = ? WHERE id = ? AND status <> ?",
+      [RESOLVED, endedAt.getTime(), at.getTime(), alertId, RESOLVED],
+    );
+  }
+
+  async setStatus(alertId: number, status: AlertStatus, endedAt: Date | undefined, at: Date): Promise<Alert> {
+    try {
+      this.db
+        .prepare("UPDATE alerts SET status = ?, ended_at = ?, updated_at = ? WHERE id = ?")
+        .run(statusCode(status), endedAt ? endedAt.getTime() : null, at.getTime(), alertId);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw openAlertExists();
+      throw err;
+    }
+    return this.row("SELECT * FROM alerts WHERE id = ?", alertId) as Alert;
+  }
+
+  async linkIncident(alertId: number, incidentIid: number, at: Date) {
+    this.db.prepare("UPDATE alerts SET incident_iid = ?, updated_at = ? WHERE id = ?").run(incidentIid, at.getTime(), alertId);
+  }
+
+  async get(projectId: number, iid: number) {
+    return this.row("SELECT * FROM alerts WHERE project_id = ? AND iid = ?", projectId, iid);
+  }
+
+  async getById(alertId: number) {
+    return this.row("SELECT * FROM alerts WHERE id = ?", alertId);
+  }
+
+  async list(projectId: number, q: AlertQuery) {
+    const where = ["project_id = ?"];
+    const args: unknown[] = [projectId];
+    if (q.status) {
+      where.push("status = ?");
+      args.push(statusCode(q.status));
+    }
+    if (q.search) {
+      const like = `%${q.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      where.push(
+        "(" +
+          ["title", "description", "service", "monitoring_tool", "hosts"]
+            .map((c) => `lower(${c}) LIKE ? ESCAPE '\\'`)
+            .join(" OR ") +
+          ")",
+      );
+      args.push(like, like, like, like, like);
+    }
+    const clause = where.join(" AND ");
+    const { n } = this.db.prepare(`SELECT COUNT(*) AS n FROM alerts WHERE ${clause}`).get(...args) as { n: number };
+    const rows = this.db
+      .prepare(`SELECT * FROM alerts WHERE ${clause} ORDER BY ${orderSql(q)} LIMIT ? OFFSET ?`)
+      .all(...args, q.limit, q.offset) as AlertRow[];
+    return { alerts: rows.map(toAlert), total: n };
+  }
+
+  async addActivity(alertId: number, key: string, note: string, at: Date) {
+    this.db
+      .prepare("INSERT OR IGNORE INTO alert_activity (alert_id, key, note, at) VALUES (?, ?, ?, ?)")
+      .run(alertId, key, note, at.getTime());
+  }
+
+  async activity(alertId: number): Promise<ActivityEntry[]> {
+    const rows = this.db.prepare("SELECT note, at FROM alert_activity WHERE alert_id = ? ORDER BY seq").all(alertId) as Array<{
+      note: string;
+      at: number;
+    }>;
+    return rows.map((r) => ({ note: r.note, createdAt: new Date(r.at) }));
+  }
+}

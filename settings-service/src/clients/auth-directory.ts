@@ -1,0 +1,54 @@
+import type { CallContext } from "@tocsin/core";
+import { createClient, type PromiseClient } from "@tocsin/grpc";
+import { authV1 } from "@tocsin/proto";
+import type { Directory, GroupInfo, Plan, ProjectInfo } from "../domain/ports.js";
+
+export type AuthClient = PromiseClient<typeof authV1.AuthServiceService>;
+
+export function createAuthClient(address: string): AuthClient {
+  return createClient(authV1.AuthServiceService, { target: "auth", address });
+}
+
+function planOf(plan: authV1.Plan): Plan {
+  if (plan === authV1.Plan.PLAN_ULTIMATE) return "ultimate";
+  if (plan === authV1.Plan.PLAN_PREMIUM) return "premium";
+  return "free";
+}
+
+/** The acting user in the context makes auth-service apply its visibility rules. */
+function ctxFor(requestId: string, viewerId: number | undefined): CallContext {
+  return viewerId === undefined ? { requestId } : { requestId, principal: { userId: viewerId } };
+}
+
+function toGroup(group: authV1.Group | undefined): GroupInfo {
+  if (!group) throw new Error("auth-service answered without a group");
+  return { id: group.id, plan: planOf(group.plan) };
+}
+
+/**
+ * Directory over auth-service's gRPC API. Auth's errors (NOT_FOUND `404 Project Not Found`,
+ * UNAVAILABLE, ...) pass through unchanged.
+ */
+export function createAuthDirectory(auth: AuthClient): Directory {
+  return {
+    async getProject(idOrPath, viewerId, requestId): Promise<ProjectInfo> {
+      const { project } = await auth.getProject({ idOrPath }, ctxFor(requestId, viewerId));
+      if (!project) throw new Error("auth-service answered without a project");
+      return { id: project.id, ancestorGroupIds: project.ancestorGroupIds, tier: planOf(project.tier) };
+    },
+    async getGroup(idOrPath, viewerId, requestId) {
+      return toGroup((await auth.getGroup({ idOrPath }, ctxFor(requestId, viewerId))).group);
+    },
+    async listEmails(userId, requestId) {
+      const { emails } = await auth.listEmails({ userId }, { requestId });
+      return emails.map((e) => ({ email: e.email, confirmed: e.confirmedAt !== undefined, primary: e.primary }));
+    },
+    async listProjectMembers(projectId, requestId) {
+      const { members } = await auth.listProjectMembers({ projectId }, { requestId });
+      return members.flatMap((m) => (m.user ? [{ userId: m.user.id, email: m.user.email }] : []));
+    },
+    async listUserGroups(userId, requestId) {
+      return (await auth.listUserGroups({ userId }, { requestId })).groups.map((g) => toGroup(g));
+    },
+  };
+}

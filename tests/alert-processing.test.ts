@@ -1,0 +1,204 @@
+import { sha1Hex, silentLogger } from "@tocsin/core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { AlertsModule } from "../alert-service/src/domain/alerts/module.js";
+import type { IntegrationRuntime } from "../alert-service/src/domain/types.js";
+import { ctx, eventually, type Harness, type QueueKind, type StoreKind, startHarness } from "./alert-processing.fixtures.js";
+
+const mongoUrl = inject("mongoUrl");
+const redisUrl = inject("redisUrl");
+if (!mongoUrl) console.warn("[alert processing] MongoDB-protocol server unavailable: MongoDB scenarios are SKIPPED");
+if (!redisUrl) console.warn("[alert processing] Redis unavailable: BullMQ scenarios are SKIPPED");
+
+const combos: Array<[StoreKind, QueueKind, boolean]> = [
+  ["sqlite", "local", true],
+  ["sqlite", "bullmq", !!redisUrl],
+  ["mongo", "local", !!mongoUrl],
+  ["mongo", "bullmq", !!mongoUrl && !!redisUrl],
+];
+
+const post = (
+  m: AlertsModule,
+  i: IntegrationRuntime,
+  payload: unknown,
+  extra: { waitMs?: number; idempotencyKey?: string } = {},
+) =>
+  m.ingest(
+    { projectId: i.projectId, integrationId: i.id, payloadJson: JSON.stringify(payload), waitMs: 10_000, ...extra },
+    ctx("ingest"),
+  );
+
+for (const [store, queue, available] of combos) {
+  describe.skipIf(!available)(`alert processing on ${store} with the ${queue} queue`, () => {
+    let h: Harness;
+    let m: AlertsModule;
+    beforeAll(async () => {
+      h = await startHarness(store, queue, { mongoUrl, redisUrl });
+      m = h.runtime.module;
+    });
+    afterAll(async () => h?.close());
+
+    it("timeline: post A, post A again, post A with end_time → one alert, events 2, resolved, incident closed", async () => {
+      const p = h.world.project("free");
+      const i = h.world.integration(p, { name: "Monitor" });
+      await m.updateAlertSettings(String(p), { createIncident: true }, ctx());
+      const a = { title: "Disk full", fingerprint: "disk-1", monitoring_tool: "Zabbix" };
+      const first = await post(m, i, a);
+      expect(first).toMatchObject({ processed: true, replayed: false, fingerprints: [sha1Hex("disk-1")] });
+      expect(first.outcomes).toEqual([{ iid: 1, title: "Disk full", status: "triggered", events: 1, action: "created" }]);
+      await eventually(async () => (await m.getAlert(String(p), 1, ctx())).incidentIid === 1);
+      const second = await post(m, i, a);
+      expect(second.outcomes).toEqual([{ iid: 1, title: "Disk full", status: "triggered", events: 2, action: "incremented" }]);
+      const third = await post(m, i, { ...a, end_time: "2026-11-21T10:05:00Z" });
+      expect(third.outcomes).toEqual([{ iid: 1, title: "Disk full", status: "resolved", events: 2, action: "resolved" }]);
+      const alert = await m.getAlert(String(p), 1, ctx());
+      expect(alert).toMatchObject({ events: 2, status: "resolved", incidentIid: 1 });
+      expect(alert.endedAt?.toISOString()).toBe("2026-11-21T10:05:00.000Z");
+      expect(alert.activity.map((e) => e.note)).toEqual([
+        "logged an alert from **Zabbix**",
+        "created incident #1",
+        "logged a recovery alert from **Zabbix**",
+        "changed the status to **Resolved**",
+      ]);
+      const incident = await eventually(async () => {
+        const inc = await m.getIncident(String(p), 1, ctx());
+        return inc.status === "closed" && inc;
+      });
+      expect(incident).toMatchObject({ title: "Disk full", alertIid: 1, severity: "critical" });
+      expect((await m.listAlerts({ projectIdOrPath: String(p) }, ctx())).total).toBe(1);
+    });
+
+    it("a recovery for an alert never seen is recorded as a new alert already resolved", async () => {
+      const p = h.world.project();
+      const i = h.world.integration(p);
+      const r = await post(m, i, { fingerprint: "never-seen", end_time: Date.parse("2026-11-21T09:00:00Z") });
+      expect(r.outcomes).toEqual([{ iid: 1, title: "New: Alert", status: "resolved", events: 1, action: "created_resolved" }]);
+      const again = await post(m, i, { fingerprint: "never-seen" });
+      expect(again.outcomes[0]).toMatchObject({ iid: 2, action: "created", status: "triggered" });
+      const alert = await m.getAlert(String(p), 1, ctx());
+      expect(alert.activity.map((e) => e.note)).toEqual([
+        "logged a recovery alert from **Generic Alert Endpoint**",
+        "changed the status to **Resolved**",
+      ]);
+    });
+
+    it("Free without a fingerprint field never groups; Premium groups identical payloads ignoring hosts and times", async () => {
+      const free = h.world.integration(h.world.project("free"));
+      await post(m, free, { title: "same" });
+      const second = await post(m, free, { title: "same" });
+      expect(second.fingerprints).toEqual([""]);
+      expect(second.outcomes[0]).toMatchObject({ iid: 2, action: "created" });
+      const premium = h.world.integration(h.world.project("premium"));
+      const a = await post(m, premium, { title: "same", hosts: "h1", start_time: "2026-11-21T09:00:00Z" });
+      const b = await post(m, premium, { title: "same", hosts: ["h2"], start_time: "2026-11-21T09:01:00Z" });
+      expect(b.fingerprints).toEqual(a.fingerprints);
+      expect(b.outcomes[0]).toMatchObject({ iid: 1, events: 2, action: "incremented" });
+    });
+
+    it("N = 60 identical payloads posted concurrently give exactly one alert with events = N", async () => {
+      const p = h.world.project("premium");
+      const i = h.world.integration(p);
+      const payload = { title: "Flood", service: "api", severity: "high" };
+      const results = await Promise.all(Array.from({ length: 60 }, () => post(m, i, payload, { waitMs: 0 })));
+      expect(new Set(results.map((r) => r.requestId)).size).toBe(60);
+      const list = await eventually(async () => {
+        const l = await m.listAlerts({ projectIdOrPath: String(p) }, ctx());
+        return l.alerts[0]?.events === 60 && l;
+      }, 15_000);
+      expect(list.total).toBe(1);
+      expect(list.alerts[0]).toMatchObject({ iid: 1, events: 60, status: "triggered" });
+    });
+
+    it("jobs racing outside the lanes still give one alert: the store's unique rule and re-find-and-increment", async () => {
+      const p = h.world.project();
+      const i = h.world.integration(p);
+      const alert = {
+        title: "Race",
+        hosts: [],
+        severity: "critical" as const,
+        startedAt: new Date().toISOString(),
+        source: "s",
+        payload: {},
+        fingerprint: "race",
+      };
+      const jobs = Array.from({ length: 50 }, (_, n) => ({
+        jobId: `race-${p}-${n}`,
+        requestId: `race-${n}`,
+        projectId: p,
+        integrationId: i.id,
+        alert,
+      }));
+      const outcomes = await Promise.all(jobs.map((j) => m.jobs.processAlert(j, silentLogger())));
+      expect(outcomes.filter((o) => o.action === "created")).toHaveLength(1);
+      const list = await m.listAlerts({ projectIdOrPath: String(p) }, ctx());
+      expect(list.total).toBe(1);
+      expect(list.alerts[0]?.events).toBe(50);
+    });
+
+    it("a trigger followed at once by its recovery always ends resolved", async () => {
+      const p = h.world.project();
+      const i = h.world.integration(p);
+      for (let n = 0; n < 10; n++) {
+        const fp = `flap-${n}`;
+        const [t, r] = await Promise.all([
+          post(m, i, { fingerprint: fp }, { waitMs: 0 }),
+          new Promise((res) => setImmediate(res)).then(() =>
+            post(m, i, { fingerprint: fp, end_time: "2026-11-21T10:00:00Z" }, { waitMs: 0 }),
+          ),
+        ]);
+        expect(t.fingerprints).toEqual(r.fingerprints);
+      }
+      await eventually(async () => {
+        const l = await m.listAlerts({ projectIdOrPath: String(p), perPage: 100 }, ctx());
+        return l.total === 10 && l.alerts.every((a) => a.status === "resolved") && l;
+      }, 15_000);
+    });
+
+    it("an Idempotency-Key repeat is not processed again and gets the first answer", async () => {
+      const p = h.world.project();
+      const i = h.world.integration(p);
+      const first = await post(m, i, { fingerprint: "idem" }, { idempotencyKey: "key-1" });
+      const repeat = await post(m, i, { fingerprint: "idem" }, { idempotencyKey: "key-1" });
+      expect(repeat.requestId).toBe(first.requestId);
+      expect(repeat.replayed).toBe(true);
+      expect(repeat.outcomes).toEqual(first.outcomes);
+      const other = await post(m, i, { fingerprint: "idem" }, { idempotencyKey: "key-2" });
+      expect(other.outcomes[0]).toMatchObject({ events: 2 });
+    });
+
+    it("running a job twice changes nothing the second time, even after its record is lost", async () => {
+      const p = h.world.project();
+      const i = h.world.integration(p);
+      await post(m, i, { fingerprint: "rerun" });
+      const job = {
+        jobId: `rerun-${Date.now()}`,
+        requestId: "rerun",
+        projectId: p,
+        integrationId: i.id,
+        alert: {
+          title: "t",
+          hosts: [],
+          severity: "critical" as const,
+          startedAt: new Date().toISOString(),
+          source: "s",
+          payload: {},
+          fingerprint: (await m.getAlert(String(p), 1, ctx())).fingerprint,
+        },
+      };
+      const logger = silentLogger();
+      expect((await m.jobs.processAlert(job, logger)).events).toBe(2);
+      expect((await m.jobs.processAlert(job, logger)).events).toBe(2);
+      const recovery = { ...job, jobId: `${job.jobId}-r`, alert: { ...job.alert, endedAt: "2026-11-21T10:00:00.000Z" } };
+      expect((await m.jobs.processAlert(recovery, logger)).action).toBe("resolved");
+      // A crash after the change but before the job record was written: the op stored with the
+      // alert still makes the re-run a no-op.
+      await h.dropJobRecord(recovery.jobId);
+      await h.dropJobRecord(job.jobId);
+      expect(await h.runtime.stores.requests.jobOutcome(recovery.jobId)).toBeUndefined();
+      expect((await m.jobs.processAlert(recovery, logger)).action).toBe("resolved");
+      expect((await m.jobs.processAlert(job, logger)).events).toBe(2);
+      const alert = await m.getAlert(String(p), 1, ctx());
+      expect(alert).toMatchObject({ events: 2, status: "resolved" });
+      expect(alert.activity.filter((e) => e.note.includes("Resolved"))).toHaveLength(1);
+    });
+  });
+}
