@@ -155,7 +155,9 @@ describe("alerts, incidents, settings and test alerts over REST", () => {
     const invalid = await as(developer).post(url, [{ title: "an array" }]);
     expect(invalid.status).toBe(400);
     expect(invalid.body.message).toMatch(/^Integration payload is invalid\./);
-    expect((await as(developer).post(url, "{not json")).status).toBe(400);
+    const notJson = await as(developer).post(url, "{not json");
+    expect(notJson.status).toBe(400);
+    expect(notJson.body.message).toMatch(/^Integration payload is invalid\./);
     const off = (await as(maintainer).post(`${base()}/http_integrations`, { name: "Off" })).body;
     const inactive = await as(developer).post(`${base()}/http_integrations/${off.id}/test_alert`, { title: "x" });
     expect(inactive.status).toBe(403);

@@ -288,21 +288,27 @@ function describeService(label: string, storeEnv: Record<string, string>) {
         .project as authV1.Project;
       const stream = client.stream("watchIntegrationKeys", {}, sys);
       const events: authV1.WatchIntegrationKeysResponse[] = [];
-      const two = new Promise<void>((resolve) =>
+      let subscribed: () => void = () => {};
+      const ready = new Promise<void>((resolve) => {
+        subscribed = resolve;
+      });
+      const three = new Promise<void>((resolve) =>
         stream.on("data", (e: authV1.WatchIntegrationKeysResponse) => {
           events.push(e);
-          if (events.length === 2) resolve();
+          if (events.length === 1) subscribed();
+          if (events.length === 3) resolve();
         }),
       );
       stream.on("error", () => {});
-      await new Promise((r) => setTimeout(r, 100));
+      await ready;
       await client.issueIntegrationKey(
         { projectId: project.id, integrationId: 201, type: IntegrationType.INTEGRATION_TYPE_HTTP, active: true },
         sys,
       );
       await client.setNamespacePlan({ namespaceId: group.id, plan: Plan.PLAN_PREMIUM }, as(rootId));
-      await two;
+      await three;
       expect(events).toEqual([
+        { projectId: 0, projectFullPath: "", all: true },
         { projectId: project.id, projectFullPath: "watch/p", all: false },
         { projectId: 0, projectFullPath: "", all: true },
       ]);

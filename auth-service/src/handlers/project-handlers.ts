@@ -57,6 +57,8 @@ export function projectHandlers(u: UseCases): Pick<ServiceHandlers<Def>, Project
           (event) => stream.write({ ...event }),
           () => finish(true),
         );
+        // Tells the subscriber the subscription is in place: anything cached before may be stale.
+        stream.write({ projectId: 0, projectFullPath: "", all: true });
         stream.onCancel(() => finish(false));
         if (ctx.cancelled()) finish(false);
       }),

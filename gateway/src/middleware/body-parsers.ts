@@ -1,14 +1,33 @@
+import type { IncomingMessage } from "node:http";
 import { AppError } from "@tocsin/core";
 import express, { type NextFunction, type Request, type Response } from "express";
 
 /** The REST body limit (GitLab's default for API bodies is larger; 1 MiB is plenty for this API). */
 export const BODY_LIMIT = "1mb";
 
+/**
+ * Routes whose body is a document the service itself judges (a test alert payload): they get
+ * the raw text, so that invalid JSON earns the service's message, not the parser's.
+ */
+const RAW_BODY_ROUTE = /\/alert_management\/http_integrations\/[^/?]+\/test_alert(?:[?]|$)/;
+
+export function wantsRawBody(req: Request): boolean {
+  return RAW_BODY_ROUTE.test(req.originalUrl ?? req.url ?? "");
+}
+
+/** The raw text body of a raw-body route (any content type), up to the REST limit. */
+export const rawTextBody = express.text({ type: () => true, limit: BODY_LIMIT });
+
 /** JSON (objects and arrays only) and classic form bodies; their failures become AppErrors. */
 export function bodyParsers() {
+  // body-parser hands the express request to `type` (typed as a bare IncomingMessage).
+  const parse = (kind: string) => (req: IncomingMessage) => {
+    const r = req as Request;
+    return !wantsRawBody(r) && Boolean(r.is(kind));
+  };
   return [
-    express.json({ limit: BODY_LIMIT, strict: true }),
-    express.urlencoded({ extended: false, limit: BODY_LIMIT }),
+    express.json({ limit: BODY_LIMIT, strict: true, type: parse("json") }),
+    express.urlencoded({ extended: false, limit: BODY_LIMIT, type: parse("urlencoded") }),
     (err: unknown, _req: Request, _res: Response, next: NextFunction) => next(fromBodyParserError(err)),
   ];
 }

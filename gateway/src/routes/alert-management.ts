@@ -10,6 +10,7 @@ import {
   toIntegrationSummaryJson,
   toPayloadFieldJson,
 } from "../presenters/alerts.js";
+import { rawTextBody } from "../middleware/body-parsers.js";
 import { must } from "../presenters/must.js";
 import { alertRoutes } from "./alert-management-alerts.js";
 import { pathInt, projectOf } from "./alert-params.js";
@@ -97,9 +98,10 @@ export function alertManagementRoutes(deps: GatewayDeps): Router {
     res.json(toIntegrationJson(must(integration, "integration")));
   });
 
-  router.post(`${BASE}/http_integrations/:integration_id/test_alert`, async (req, res) => {
+  router.post(`${BASE}/http_integrations/:integration_id/test_alert`, rawTextBody, async (req, res) => {
     const dryRun = optionalBoolean(req.query as Record<string, unknown>, "dry_run") ?? false;
-    const payloadJson = req.body === undefined ? "" : JSON.stringify(req.body);
+    // The raw text: alert-service decides whether it is a valid payload.
+    const payloadJson = typeof req.body === "string" ? req.body : "";
     const request = { projectIdOrPath: projectOf(req), integrationId: pathInt(req, "integration_id"), payloadJson, dryRun };
     const out = await alert.sendTestAlert(request, callContext(res));
     if (out.dryRun) res.json({ message: out.message, dry_run: toDryRunJson(out.dryRun) });

@@ -29,6 +29,8 @@ async function stubAuth() {
       watchIntegrationKeys: (_req, _ctx, stream) =>
         new Promise<void>((resolve) => {
           watchers.add(stream);
+          // As auth-service does: the first message says the subscription is in place.
+          stream.write({ projectId: 0, projectFullPath: "", all: true });
           stream.onCancel(() => {
             watchers.delete(stream);
             resolve();
@@ -67,7 +69,7 @@ describe("webhook endpoint cache", () => {
     const auth = await stubAuth();
     server = auth.server;
     const client = createClient(authV1.AuthServiceService, { target: "auth", address: auth.server.address });
-    cache = createEndpointCache({ auth: client, logger: silentLogger(), settleMs: 20, minBackoffMs: 20, ...options });
+    cache = createEndpointCache({ auth: client, logger: silentLogger(), minBackoffMs: 20, ...options });
     await until(() => cache?.watching() === true);
     return auth;
   }

@@ -15,11 +15,6 @@ export interface EndpointCacheOptions {
   /** First reconnect delay of the watch stream; doubles up to `maxBackoffMs`. */
   minBackoffMs?: number;
   maxBackoffMs?: number;
-  /**
-   * After the watch stream opens, how long before answers are cached: the server subscribes to
-   * key events as the call arrives, and a change in between must not be cached past it.
-   */
-  settleMs?: number;
   now?: () => number;
 }
 
@@ -117,7 +112,6 @@ interface WatchHandlers {
 function createWatch(options: EndpointCacheOptions, on: WatchHandlers) {
   const minBackoff = options.minBackoffMs ?? 250;
   const maxBackoff = options.maxBackoffMs ?? 10_000;
-  const settleMs = options.settleMs ?? 250;
   let backoff = minBackoff;
   let live = false;
   let closed = false;
@@ -145,7 +139,6 @@ function createWatch(options: EndpointCacheOptions, on: WatchHandlers) {
   const open = async () => {
     if (closed) return;
     try {
-      // Only a connected channel makes "open for settleMs" mean "subscribed on the server".
       await options.auth.waitForReady(5_000);
     } catch (err) {
       return retry(err as Error);
@@ -153,15 +146,11 @@ function createWatch(options: EndpointCacheOptions, on: WatchHandlers) {
     if (closed) return;
     const stream = options.auth.stream("watchIntegrationKeys", {}, { requestId: "gateway-endpoint-watch" });
     call = stream;
-    stream.on("metadata", () => goLive());
     stream.on("data", (e: authV1.WatchIntegrationKeysResponse) => {
       goLive();
       on.event(e);
     });
-    const settle = setTimeout(() => goLive(), settleMs);
-    settle.unref();
     const lost = (err?: Error) => {
-      clearTimeout(settle);
       if (call !== stream) return;
       call = undefined;
       if (live) on.down();

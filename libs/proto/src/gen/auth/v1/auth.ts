@@ -6277,7 +6277,8 @@ export const AuthServiceService = {
   },
   /**
    * Streams an event whenever anything that ResolveIntegrationEndpoint answers may have changed,
-   * so that gateways can drop cached answers at once.
+   * so that gateways can drop cached answers at once. The first message, sent as soon as the
+   * subscription is in place, has `all` set.
    */
   watchIntegrationKeys: {
     path: "/auth.v1.AuthService/WatchIntegrationKeys" as const,
@@ -6371,7 +6372,8 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
   resolveIntegrationEndpoint: handleUnaryCall<ResolveIntegrationEndpointRequest, ResolveIntegrationEndpointResponse>;
   /**
    * Streams an event whenever anything that ResolveIntegrationEndpoint answers may have changed,
-   * so that gateways can drop cached answers at once.
+   * so that gateways can drop cached answers at once. The first message, sent as soon as the
+   * subscription is in place, has `all` set.
    */
   watchIntegrationKeys: handleServerStreamingCall<WatchIntegrationKeysRequest, WatchIntegrationKeysResponse>;
 }
@@ -6777,7 +6779,8 @@ export interface AuthServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * Streams an event whenever anything that ResolveIntegrationEndpoint answers may have changed,
-   * so that gateways can drop cached answers at once.
+   * so that gateways can drop cached answers at once. The first message, sent as soon as the
+   * subscription is in place, has `all` set.
    */
   watchIntegrationKeys(
     request: WatchIntegrationKeysRequest,
