@@ -123,19 +123,23 @@ export async function waitDrained(client, limitMs = 180_000, everyMs = 100) {
 }
 
 /**
- * Accept → visible probe: every `everyMs`, posts one alert with a unique title and polls the
- * alerts list (`search=`) every `pollMs` until it appears (at most `limitMs`). Runs until stopped;
- * `stop()` resolves to `{ sent, seen, lost, latencies }` (ms, from the 202 to the first list hit).
+ * Accept → visible probe: every `everyMs`, posts one alert with a unique title (a common tag plus
+ * a number); one poller lists the newest alerts matching the tag (`search=<tag>`, 100 per page)
+ * every `pollMs` and notes when each probe first appears. So the probe adds ~1/`pollMs` list
+ * calls per second whatever the backlog (one call per probe would pile up when the system lags).
+ * A probe not listed within `limitMs` of its 202 is lost. Runs until stopped; `stop()` resolves
+ * to `{ sent, seen, lost, failed, latencies }` (ms, from the 202 to the first poll that lists it).
  */
-export function visibleProbe({ url, token, projectId, webhookUrl, webhookToken, everyMs = 100, pollMs = 50, limitMs = 10_000, maxProbes = 10_000 }) {
+export function visibleProbe({ url, token, projectId, webhookUrl, webhookToken, everyMs = 100, pollMs = 50, limitMs = 15_000, maxProbes = 10_000 }) {
+  const tag = `probe${Date.now().toString(36)}x`;
+  const acceptedAt = new Map(); // title → time of its 202
   const latencies = [];
-  const inflight = [];
   let sent = 0;
+  let failed = 0;
   let lost = 0;
-  let running = true;
-  const tag = `probe-${Date.now().toString(36)}`;
-  const one = async (i) => {
-    const title = `${tag}-${i}`;
+  let posting = true;
+  let postsDone = false;
+  const post = async (title) => {
     const res = await fetch(webhookUrl, {
       method: "POST",
       headers: { authorization: `Bearer ${webhookToken}`, "content-type": "application/json" },
@@ -143,28 +147,38 @@ export function visibleProbe({ url, token, projectId, webhookUrl, webhookToken, 
       signal: AbortSignal.timeout(10_000),
     }).catch(() => null);
     await res?.arrayBuffer().catch(() => null);
-    if (res?.status !== 202) return void (lost += 1);
-    const accepted = performance.now();
-    for (let k = 0; k < Math.ceil(limitMs / pollMs); k++) {
-      const { total } = await countAlerts(url, token, projectId, title).catch(() => ({ total: 0 }));
-      if (total > 0) return void latencies.push(performance.now() - accepted);
-      await sleep(pollMs);
-    }
-    lost += 1;
+    if (res?.status === 202) acceptedAt.set(title, performance.now());
+    else failed += 1;
   };
-  const loop = (async () => {
-    while (running && sent < maxProbes) {
-      inflight.push(one(sent));
-      sent += 1;
+  const posts = [];
+  const sender = (async () => {
+    while (posting && sent < maxProbes) {
+      posts.push(post(`${tag}${sent++}`));
       await sleep(everyMs);
+    }
+    await Promise.all(posts);
+    postsDone = true;
+  })();
+  const path = `/api/v4/projects/${projectId}/alert_management/alerts?search=${tag}&per_page=100&order_by=created_at&sort=desc`;
+  const poller = (async () => {
+    for (let i = 0; i < 100_000; i++) {
+      const listed = await http(url, "GET", path, token).then((r) => r.json, () => []);
+      const now = performance.now();
+      for (const alert of listed) {
+        const at = acceptedAt.get(alert.title);
+        if (at !== undefined) latencies.push(now - at), acceptedAt.delete(alert.title);
+      }
+      for (const [title, at] of acceptedAt) if (now - at > limitMs) (lost += 1), acceptedAt.delete(title);
+      if (postsDone && acceptedAt.size === 0) break;
+      await sleep(pollMs);
     }
   })();
   return {
     stop: async () => {
-      running = false;
-      await loop;
-      await Promise.all(inflight);
-      return { sent, seen: latencies.length, lost, latencies };
+      posting = false;
+      await sender;
+      await poller;
+      return { sent, seen: latencies.length, lost, failed, latencies };
     },
   };
 }

@@ -49,12 +49,17 @@ export function report(file, top = 20) {
   return a;
 }
 
+/** Reports every .cpuprofile of a folder (or one file). */
+export function reportDir(target, top = 20) {
+  const files = statSync(target).isDirectory() ? readdirSync(target).filter((f) => f.endsWith(".cpuprofile")).map((f) => join(target, f)) : [target];
+  for (const f of files) report(f, top);
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const target = process.argv[2];
   if (!target) {
     console.error("usage: node bench/alert-profile.mjs <file.cpuprofile|dir> [top]");
     process.exit(2);
   }
-  const files = statSync(target).isDirectory() ? readdirSync(target).filter((f) => f.endsWith(".cpuprofile")).map((f) => join(target, f)) : [target];
-  for (const f of files) report(f, Number(process.argv[3] ?? 20));
+  reportDir(target, Number(process.argv[3] ?? 20));
 }
