@@ -1,3 +1,4 @@
+import { KeyedLock } from "@tocsin/core";
 import { type Db, MongoClient } from "mongodb";
 import type { AuthStore, KeyPatch, NewEmail, NewNamespace, NewProject, NewToken, NewUser } from "../domain/store.js";
 import type {
@@ -32,6 +33,8 @@ async function guard<T>(fn: () => Promise<T>, rule: UniqueRule | (() => Promise<
  * from a `counters` collection; uniqueness from unique indexes.
  */
 export class MongoAuthStore implements AuthStore {
+  private readonly sequences = new KeyedLock();
+
   private constructor(
     private readonly client: MongoClient,
     private readonly db: Db,
@@ -74,14 +77,17 @@ export class MongoAuthStore implements AuthStore {
     await this.client.close();
   }
 
-  private async nextId(name: string): Promise<number> {
-    const doc = await this.c.counters.findOneAndUpdate(
-      { _id: name },
-      { $inc: { seq: 1 } },
-      { upsert: true, returnDocument: "after" },
-    );
-    if (!doc) throw new Error(`sequence ${name} did not answer`);
-    return doc.seq;
+  // Serialised per counter: FerretDB's `$inc` is not atomic under concurrency (see KeyedLock).
+  private nextId(name: string): Promise<number> {
+    return this.sequences.run(name, async () => {
+      const doc = await this.c.counters.findOneAndUpdate(
+        { _id: name },
+        { $inc: { seq: 1 } },
+        { upsert: true, returnDocument: "after" },
+      );
+      if (!doc) throw new Error(`sequence ${name} did not answer`);
+      return doc.seq;
+    });
   }
 
   /**

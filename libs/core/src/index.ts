@@ -6,3 +6,4 @@ export * from "./crypto.js";
 export * from "./shutdown.js";
 export * from "./context.js";
 export * from "./paging.js";
+export * from "./keyed-lock.js";

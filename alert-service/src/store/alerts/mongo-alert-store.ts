@@ -75,7 +75,7 @@ function toAlert(d: AlertDoc): Alert {
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 export class MongoAlertStore implements AlertStore {
-  private readonly lock = new KeyedLock();
+  private readonly lock = new KeyedLock<number>();
   constructor(private readonly db: Db) {}
   private get alerts() {
     return this.db.collection<AlertDoc>(COLLECTIONS.alerts);

@@ -1,3 +1,4 @@
+export { KeyedLock } from "@tocsin/core";
 import type { Collection, Db, Document } from "mongodb";
 
 export const COLLECTIONS = {
@@ -38,25 +39,6 @@ export async function nextNumber<T extends Document>(
 
 /** How often an insert retries after losing a number to a concurrent insert. */
 export const INSERT_RETRIES = 20;
-
-/**
- * Runs writes to one key one after another within this process. FerretDB 1.x reads, changes
- * and writes a document without isolation, so two concurrent updates of one alert can lose
- * one; MongoDB does not need this, and it costs nothing there.
- */
-export class KeyedLock {
-  private readonly tails = new Map<number, Promise<unknown>>();
-  run<T>(key: number, work: () => Promise<T>): Promise<T> {
-    const prev = this.tails.get(key) ?? Promise.resolve();
-    const next = prev.then(work, work);
-    const tail = next.catch(() => {});
-    this.tails.set(key, tail);
-    void tail.then(() => {
-      if (this.tails.get(key) === tail) this.tails.delete(key);
-    });
-    return next;
-  }
-}
 
 /**
  * Creates the indexes. FerretDB 1.x has no partial indexes, so the one-open-alert rule is a

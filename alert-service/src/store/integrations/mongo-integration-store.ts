@@ -1,4 +1,4 @@
-import { alreadyExists } from "@tocsin/core";
+import { alreadyExists, KeyedLock } from "@tocsin/core";
 import { type Collection, type Db, MongoServerError } from "mongodb";
 import type {
   IntegrationPatch,
@@ -61,14 +61,17 @@ export async function createMongoIntegrationStore(db: Db): Promise<IntegrationSt
   await col.createIndex({ project_id: 1, unique_key: 1 }, { unique: true, name: "project_unique_key" });
   await col.createIndex({ project_id: 1, type: 1 }, { name: "project_type" });
 
-  const nextId = async () => {
-    const doc = await counters.findOneAndUpdate(
-      { _id: SEQUENCE_ID },
-      { $inc: { seq: 1 } },
-      { upsert: true, returnDocument: "after" },
-    );
-    return doc?.seq ?? 1;
-  };
+  // Serialised: FerretDB's `$inc` is not atomic under concurrency (see KeyedLock).
+  const sequence = new KeyedLock();
+  const nextId = () =>
+    sequence.run(SEQUENCE_ID, async () => {
+      const doc = await counters.findOneAndUpdate(
+        { _id: SEQUENCE_ID },
+        { $inc: { seq: 1 } },
+        { upsert: true, returnDocument: "after" },
+      );
+      return doc?.seq ?? 1;
+    });
 
   return {
     async insert(input: NewIntegration) {
