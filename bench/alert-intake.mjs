@@ -306,6 +306,9 @@ async function runConfig(queue) {
     if (opt.smoke) return out;
     const ctx = { ...s, url: sys.url, grpc, pids: sys.procs };
     out.rssStart = { gateway: rssMiB(sys.procs.gateway), alert: rssMiB(sys.procs.alert) };
+    // Warm-up (discarded): JIT, connection pools and caches of every process on the accept path.
+    await L.cannon(L.webhookLoad(s.plain.url, s.plain.token, L.FLAT_BODY, { connections: CFG.connections, duration: 10 }));
+    await L.waitDrained(grpc);
     out.baseline = await baselinePhase();
     out.accept = await acceptPhase(ctx, "accept (flat)", s.plain, L.FLAT_BODY);
     out.accept.ratio = out.accept.rps / out.baseline.rps;

@@ -30,6 +30,7 @@ export function analyse(profile) {
     const { functionName, url, lineNumber } = node.callFrame;
     const key = `${functionName || "(anonymous)"} ${url ? `${url.replace(/^.*\/(node_modules|work\/main)\//, "")}:${lineNumber + 1}` : ""}`;
     functions.set(key, (functions.get(key) ?? 0) + ms);
+    if (functionName === "(idle)") continue;
     const pkg = where(url);
     packages.set(pkg, (packages.get(pkg) ?? 0) + ms);
   }
@@ -40,12 +41,14 @@ export function analyse(profile) {
 /** Prints the top of a profile; returns the analysis. */
 export function report(file, top = 20) {
   const a = analyse(JSON.parse(readFileSync(file, "utf8")));
-  const pct = (ms) => `${((100 * ms) / a.total).toFixed(1)}%`;
-  console.log(`\n## ${file}: ${(a.total / 1000).toFixed(1)} s sampled (idle = "(idle)")`);
+  const idle = a.functions.find(([k]) => k.startsWith("(idle)"))?.[1] ?? 0;
+  const busy = a.total - idle;
+  const pct = (ms) => `${((100 * ms) / busy).toFixed(1)}%`;
+  console.log(`\n## ${file}: ${(a.total / 1000).toFixed(1)} s sampled, ${(busy / 1000).toFixed(1)} s busy (percentages of busy time)`);
   console.log("self time by package:");
   for (const [k, ms] of a.packages.slice(0, 12)) console.log(`  ${pct(ms).padStart(6)}  ${k}`);
   console.log("self time by function:");
-  for (const [k, ms] of a.functions.slice(0, top)) console.log(`  ${pct(ms).padStart(6)}  ${k}`);
+  for (const [k, ms] of a.functions.filter(([k]) => !k.startsWith("(idle)")).slice(0, top)) console.log(`  ${pct(ms).padStart(6)}  ${k}`);
   return a;
 }
 

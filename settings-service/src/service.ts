@@ -30,7 +30,7 @@ function mongoDbName(config: SettingsConfig): string {
 
 export async function openStore(config: SettingsConfig): Promise<SettingsStore> {
   if (config.MONGO_URL) return MongoSettingsStore.open(config.MONGO_URL, mongoDbName(config));
-  return new SqliteSettingsStore(join(config.DATA_DIR, "settings-service.db"));
+  return new SqliteSettingsStore(join(config.DATA_DIR, "settings.db"));
 }
 
 export interface SettingsServer {

@@ -6,6 +6,18 @@ import express, { type NextFunction, type Request, type Response } from "express
 export const BODY_LIMIT = "1mb";
 
 /**
+ * Routes that carry a sample payload (`payload_example`): alert-service refuses samples over
+ * 1 MiB with a 400 that says so, so their bodies may be larger than the usual limit (a sample
+ * sent as a JSON string is escaped, hence the room).
+ */
+export const SAMPLE_BODY_LIMIT = "3mb";
+const SAMPLE_BODY_ROUTE = /\/alert_management\/(?:http_integrations(?:\/[^/?]+)?|payload_fields)(?:[?]|$)/;
+
+export function carriesSample(req: Request): boolean {
+  return SAMPLE_BODY_ROUTE.test(req.originalUrl ?? req.url ?? "");
+}
+
+/**
  * Routes whose body is a document the service itself judges (a test alert payload): they get
  * the raw text, so that invalid JSON earns the service's message, not the parser's.
  */
@@ -21,13 +33,15 @@ export const rawTextBody = express.text({ type: () => true, limit: BODY_LIMIT })
 /** JSON (objects and arrays only) and classic form bodies; their failures become AppErrors. */
 export function bodyParsers() {
   // body-parser hands the express request to `type` (typed as a bare IncomingMessage).
-  const parse = (kind: string) => (req: IncomingMessage) => {
+  const parse = (kind: string, sample = false) => (req: IncomingMessage) => {
     const r = req as Request;
-    return !wantsRawBody(r) && Boolean(r.is(kind));
+    return !wantsRawBody(r) && carriesSample(r) === sample && Boolean(r.is(kind));
   };
   return [
     express.json({ limit: BODY_LIMIT, strict: true, type: parse("json") }),
+    express.json({ limit: SAMPLE_BODY_LIMIT, strict: true, type: parse("json", true) }),
     express.urlencoded({ extended: false, limit: BODY_LIMIT, type: parse("urlencoded") }),
+    express.urlencoded({ extended: false, limit: SAMPLE_BODY_LIMIT, type: parse("urlencoded", true) }),
     (err: unknown, _req: Request, _res: Response, next: NextFunction) => next(fromBodyParserError(err)),
   ];
 }

@@ -1,5 +1,5 @@
 import { paramMissing } from "@tocsin/core";
-import { Router } from "express";
+import { type Response, Router } from "express";
 import type { GatewayDeps } from "../deps.js";
 import { callContext } from "../http/context.js";
 import { pageFromRequest, setPaginationHeaders } from "../http/pagination.js";
@@ -13,6 +13,27 @@ const STATUSES = ["triggered", "acknowledged", "resolved", "ignored"] as const;
 const ORDER_BY = ["created_at", "updated_at", "started_at", "ended_at", "severity", "status", "events", "iid"] as const;
 const SORT = ["asc", "desc"] as const;
 const INCIDENT_STATUSES = ["open", "closed"] as const;
+
+/** A header-safe form of a URL (non-ASCII → punycode host and percent-encoding). */
+function headerSafeUrl(url: string): string {
+  if (/^[\x21-\x7e]+$/.test(url)) return url;
+  try {
+    return new URL(url).href;
+  } catch {
+    return encodeURI(url);
+  }
+}
+
+/**
+ * While a project's Opsgenie link is active, its alerts are managed in Opsgenie: the alerts
+ * list (an array, as GitLab's) says so in two headers: `X-Opsgenie-Url` (the link) and
+ * `X-Alert-Management-Notice` (the sentence to show the user).
+ */
+function setOpsgenieHeaders(res: Response, opsgenieUrl: string): void {
+  const url = headerSafeUrl(opsgenieUrl);
+  res.setHeader("X-Opsgenie-Url", url);
+  res.setHeader("X-Alert-Management-Notice", `Alerts are managed in Opsgenie while its integration is active: ${url}`);
+}
 
 /** Alerts, incidents and alert settings (Developer+ to read alerts, Maintainer+ for settings). */
 export function alertRoutes(deps: GatewayDeps): Router {
@@ -50,8 +71,7 @@ export function alertRoutes(deps: GatewayDeps): Router {
     };
     const out = await alert.listAlerts(request, callContext(res));
     setPaginationHeaders(req, res, page, out.total);
-    // While an Opsgenie link is active its alert list is the one to use.
-    if (out.opsgenieUrl) res.setHeader("X-Opsgenie-Url", out.opsgenieUrl);
+    if (out.opsgenieUrl) setOpsgenieHeaders(res, out.opsgenieUrl);
     res.json(out.alerts.map((a) => toAlertJson(a)));
   });
 

@@ -4,7 +4,7 @@ import { type NextFunction, type Request, type Response, Router } from "express"
 import type { GatewayDeps } from "../deps.js";
 import { anonymousContext, requestIdOf } from "../http/context.js";
 import { toHttpError } from "../http-errors.js";
-import { isAlertmanagerPayload, isJsonContentType, parseJsonObject, readBoundedBody } from "./body.js";
+import { alertmanagerProblem, isJsonContentType, parseJsonObject, readBoundedBody } from "./body.js";
 import { extractToken } from "./credential.js";
 import { createEndpointCache, type EndpointCache } from "./endpoint-cache.js";
 import { matchWebhookPath, type WebhookRoute } from "./match.js";
@@ -70,13 +70,8 @@ async function readPayload(route: WebhookRoute, req: Request, res: Response): Pr
   }
   const parsed = parseJsonObject(read.bytes);
   if (!parsed.ok) return void webhookError(res, 400, parsed.message);
-  if (route.kind === "prometheus" && !isAlertmanagerPayload(parsed.value)) {
-    return void webhookError(
-      res,
-      400,
-      'The body is not an Alertmanager webhook payload (version "4", status and an alerts array)',
-    );
-  }
+  const problem = route.kind === "prometheus" ? alertmanagerProblem(parsed.value) : undefined;
+  if (problem) return void webhookError(res, 400, `The body is not an Alertmanager webhook payload (version "4"): ${problem}`);
   return parsed.text;
 }
 
@@ -107,7 +102,8 @@ export function webhookRouter(deps: GatewayDeps): Router {
     const idempotencyKey = idempotencyKeyOf(req.headers["idempotency-key"]);
     if (idempotencyKey === null) return webhookError(res, 400, "Idempotency-Key must be 1 to 255 visible ASCII characters");
     const waitMs = preferWaitMs(req.get("prefer"));
-    await ingest(deps, res, { found, payloadJson, idempotencyKey: idempotencyKey ?? "", waitMs });
+    const batch = route.kind === "prometheus";
+    await ingest(deps, res, { found, payloadJson, idempotencyKey: idempotencyKey ?? "", waitMs, batch });
   });
 
   return router;
@@ -118,10 +114,12 @@ interface IngestInput {
   payloadJson: string;
   idempotencyKey: string;
   waitMs: number;
+  /** An Alertmanager batch: the answer lists every alert's fingerprint, in order. */
+  batch: boolean;
 }
 
 async function ingest(deps: GatewayDeps, res: Response, input: IngestInput): Promise<void> {
-  const { found, payloadJson, idempotencyKey, waitMs } = input;
+  const { found, payloadJson, idempotencyKey, waitMs, batch } = input;
   try {
     const request = {
       projectId: found.projectId,
@@ -144,7 +142,7 @@ async function ingest(deps: GatewayDeps, res: Response, input: IngestInput): Pro
       request_id: out.requestId || requestIdOf(res),
       fingerprint: fingerprints[0] ?? null,
     };
-    if (fingerprints.length > 1) body.fingerprints = fingerprints;
+    if (batch || fingerprints.length > 1) body.fingerprints = fingerprints;
     res.status(202).json(body);
   } catch (err) {
     dependencyError(res, err, deps);

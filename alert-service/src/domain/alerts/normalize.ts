@@ -1,5 +1,6 @@
 import type { PayloadMapping, Tier } from "../types.js";
 import { fingerprintOf, payloadFingerprint } from "./fingerprint.js";
+import { compileMapping, fieldReader, fingerprintPart, mappingApplies } from "./mapping-reader.js";
 import { DEFAULT_SOURCE, DEFAULT_TITLE, type NormalizedAlert, SEVERITIES, type Severity } from "./model.js";
 import { flattenHosts, isBlank, presentText, truncateHosts } from "./text.js";
 import { parseEndTime, parseTime } from "./times.js";
@@ -17,59 +18,7 @@ export interface NormalizeOptions {
   receivedAt: Date;
 }
 
-/** Alert field → payload key without a mapping. */
-const DEFAULT_KEYS: Record<string, string[]> = {
-  title: ["title"],
-  description: ["description"],
-  start_time: ["start_time"],
-  end_time: ["end_time"],
-  service: ["service"],
-  monitoring_tool: ["monitoring_tool"],
-  hosts: ["hosts"],
-  severity: ["severity"],
-  fingerprint: ["fingerprint"],
-  environment_name: ["platform_environment_name", "gitlab_environment_name"],
-};
-
-const MAPPED_NAMES: Record<string, string[]> = {
-  environment_name: ["platform_environment_name", "gitlab_environment_name", "environment_name"],
-};
-
-export function dig(payload: unknown, path: ReadonlyArray<string | number>): unknown {
-  let node: unknown = payload;
-  for (const segment of path) {
-    if (node === null || typeof node !== "object") return undefined;
-    node = (node as Record<string | number, unknown>)[segment];
-  }
-  return node;
-}
-
-export function mappingApplies(tier: Tier, mapping: PayloadMapping | null): mapping is PayloadMapping {
-  return tier !== "free" && mapping !== null && Object.keys(mapping).length > 0;
-}
-
-/** Reads one alert field: the mapped value when present, else the default key(s). */
-function reader(payload: Record<string, unknown>, mapping: PayloadMapping | null) {
-  return (field: string): { value: unknown; mappedType?: string } => {
-    for (const name of MAPPED_NAMES[field] ?? [field]) {
-      const m = mapping?.[name];
-      if (!m) continue;
-      const value = dig(payload, m.path);
-      if (value === false || isBlank(value)) continue;
-      if (m.type === "datetime") {
-        const at = parseTime(value);
-        if (at) return { value: at, mappedType: "datetime" };
-        continue;
-      }
-      return { value, mappedType: m.type };
-    }
-    for (const key of DEFAULT_KEYS[field] ?? [field]) {
-      const value = payload[key];
-      if (value !== false && !isBlank(value)) return { value };
-    }
-    return { value: undefined };
-  };
-}
+export { dig, mappingApplies } from "./mapping-reader.js";
 
 export function toSeverity(value: unknown): Severity {
   if (typeof value !== "string") return "critical";
@@ -79,31 +28,31 @@ export function toSeverity(value: unknown): Severity {
 
 /** Reads a generic (HTTP Endpoint) payload into one alert, with its fingerprint. */
 export function normalizeGeneric(payload: Record<string, unknown>, opts: NormalizeOptions): NormalizedAlert {
-  const mapping = mappingApplies(opts.tier, opts.mapping) ? opts.mapping : null;
-  const read = reader(payload, mapping);
-  const start = read("start_time").value;
-  const end = read("end_time").value;
+  const compiled = mappingApplies(opts.tier, opts.mapping) ? compileMapping(opts.mapping) : null;
+  const read = fieldReader(payload, compiled);
+  const start = read("start_time");
+  const end = read("end_time");
   const startedAt = start instanceof Date ? start : (parseTime(start) ?? opts.receivedAt);
   const endedAt = end instanceof Date ? end : parseEndTime(end);
-  const monitoringTool = presentText(read("monitoring_tool").value, TOOL_MAX_LENGTH);
+  const monitoringTool = presentText(read("monitoring_tool"), TOOL_MAX_LENGTH);
   const alert: NormalizedAlert = {
-    title: presentText(read("title").value, TITLE_MAX_LENGTH) ?? DEFAULT_TITLE,
-    hosts: truncateHosts(flattenHosts(read("hosts").value)),
-    severity: toSeverity(read("severity").value),
+    title: presentText(read("title"), TITLE_MAX_LENGTH) ?? DEFAULT_TITLE,
+    hosts: truncateHosts(flattenHosts(read("hosts"))),
+    severity: toSeverity(read("severity")),
     startedAt: startedAt.toISOString(),
     source: monitoringTool ?? (opts.integrationName.trim() || DEFAULT_SOURCE),
     payload,
   };
-  assign(alert, "description", presentText(read("description").value, DESCRIPTION_MAX_LENGTH));
-  assign(alert, "service", presentText(read("service").value, SERVICE_MAX_LENGTH));
+  assign(alert, "description", presentText(read("description"), DESCRIPTION_MAX_LENGTH));
+  assign(alert, "service", presentText(read("service"), SERVICE_MAX_LENGTH));
   assign(alert, "monitoringTool", monitoringTool);
-  assign(alert, "environmentName", presentText(read("environment_name").value, 255));
+  assign(alert, "environmentName", presentText(read("environment_name"), 255));
   assign(alert, "endedAt", endedAt?.toISOString());
-  const explicit = read("fingerprint").value;
+  const explicit = read("fingerprint");
   const fingerprint = !isBlank(explicit)
     ? fingerprintOf(explicit)
     : opts.tier !== "free"
-      ? payloadFingerprint(payload)
+      ? payloadFingerprint(fingerprintPart(payload, compiled))
       : undefined;
   assign(alert, "fingerprint", fingerprint);
   return alert;

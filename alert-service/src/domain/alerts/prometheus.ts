@@ -44,8 +44,19 @@ const ALIASES: Record<string, Severity> = {
   notice: "info",
 };
 
+/** Why a payload is not an Alertmanager webhook (version 4); undefined when it is one. */
+export function alertmanagerProblem(payload: Record<string, unknown>): string | undefined {
+  const missing = REQUIRED_KEYS.filter((k) => !Object.hasOwn(payload, k));
+  if (missing.length > 0) return `it lacks ${missing.join(", ")}`;
+  if (payload.version !== "4") return `its version is ${JSON.stringify(payload.version)}, not "4"`;
+  const alerts = payload.alerts;
+  if (!Array.isArray(alerts)) return "alerts is not an array";
+  if (!alerts.every((a) => a !== null && typeof a === "object" && !Array.isArray(a))) return "alerts holds something other than objects";
+  return undefined;
+}
+
 export function isAlertmanagerPayload(payload: Record<string, unknown>): boolean {
-  return REQUIRED_KEYS.every((k) => k in payload) && String(payload.version) === "4" && Array.isArray(payload.alerts);
+  return alertmanagerProblem(payload) === undefined;
 }
 
 function record(value: unknown): Record<string, unknown> {
@@ -92,8 +103,7 @@ function toAlert(raw: unknown, opts: NormalizeOptions): NormalizedAlert {
 
 /** Every alert of an Alertmanager webhook, in order. INVALID_ARGUMENT when it is not one. */
 export function normalizeAlertmanager(payload: Record<string, unknown>, opts: NormalizeOptions): NormalizedAlert[] {
-  if (!isAlertmanagerPayload(payload)) {
-    throw invalidArgument("PAYLOAD_INVALID", "The payload is not an Alertmanager webhook (version 4)");
-  }
+  const problem = alertmanagerProblem(payload);
+  if (problem) throw invalidArgument("PAYLOAD_INVALID", `The payload is not an Alertmanager webhook (version 4): ${problem}`);
   return (payload.alerts as unknown[]).map((a) => toAlert(a, opts));
 }

@@ -1,4 +1,4 @@
-import { AppError, invalidArgument } from "@tocsin/core";
+import { invalidArgument } from "@tocsin/core";
 import type { PayloadField } from "./types.js";
 
 /** Largest sample payload accepted, in bytes of JSON text (as the webhook's body limit). */
@@ -32,11 +32,12 @@ export function jsonDepth(text: string, limit = Number.POSITIVE_INFINITY): numbe
 
 /**
  * Parses a sample payload: JSON text of an object, at most 1 MiB and 100 levels deep.
- * Errors: INVALID_ARGUMENT (PAYLOAD_EXAMPLE_INVALID) or RESOURCE_EXHAUSTED (PAYLOAD_TOO_LARGE).
+ * Errors: INVALID_ARGUMENT (PAYLOAD_EXAMPLE_INVALID) naming the problem (too big, too deep, not
+ * JSON, not an object).
  */
 export function parsePayloadExample(text: string, what = "payload_example"): Record<string, unknown> {
   if (Buffer.byteLength(text, "utf8") > MAX_PAYLOAD_BYTES) {
-    throw new AppError("RESOURCE_EXHAUSTED", "PAYLOAD_TOO_LARGE", `${what} is too big: the limit is 1 MiB`);
+    throw invalidArgument("PAYLOAD_EXAMPLE_INVALID", `${what} is too big: at most 1 MiB of JSON`);
   }
   if (jsonDepth(text, MAX_PAYLOAD_DEPTH) > MAX_PAYLOAD_DEPTH) {
     throw invalidArgument("PAYLOAD_EXAMPLE_INVALID", `${what} is nested too deeply: at most ${MAX_PAYLOAD_DEPTH} levels`);
@@ -48,7 +49,8 @@ export function parsePayloadExample(text: string, what = "payload_example"): Rec
     throw invalidArgument("PAYLOAD_EXAMPLE_INVALID", `${what} must be valid JSON`);
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw invalidArgument("PAYLOAD_EXAMPLE_INVALID", `${what} must be a JSON object`);
+    const kind = value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`;
+    throw invalidArgument("PAYLOAD_EXAMPLE_INVALID", `${what} must be a JSON object, not ${kind}`);
   }
   return value as Record<string, unknown>;
 }

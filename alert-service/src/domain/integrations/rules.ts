@@ -18,7 +18,15 @@ export function checkName(raw: string): string {
   return name;
 }
 
-/** An http(s) URL, or empty. Required (non-empty) when `required`. */
+const API_URL_MAX_LENGTH = 2048;
+
+const badUrl = (why: string) =>
+  invalidArgument("API_URL_INVALID", `api_url ${why}`, { api_url: [why] });
+
+/**
+ * An http(s) URL with a host, or empty (required, non-empty, when `required`). `ftp:`,
+ * `javascript:`, relative paths, spaces and control characters are refused, each saying why.
+ */
 export function checkApiUrl(raw: string, required: boolean): string {
   const value = raw.trim();
   if (!value) {
@@ -28,15 +36,18 @@ export function checkApiUrl(raw: string, required: boolean): string {
       });
     return "";
   }
-  let ok = false;
+  if (value.length > API_URL_MAX_LENGTH) throw badUrl(`is too long (maximum is ${API_URL_MAX_LENGTH} characters)`);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+  if (/[\s\u0000-\u001f\u007f]/.test(value)) throw badUrl("must not contain spaces or control characters");
+  let url: URL;
   try {
-    const url = new URL(value);
-    ok = (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+    url = new URL(value);
   } catch {
-    ok = false;
+    throw badUrl("must be a valid http or https URL (e.g. https://app.opsgenie.com/alert/list)");
   }
-  if (!ok || value.length > 2048)
-    throw invalidArgument("API_URL_INVALID", "api_url must be a valid http or https URL", { api_url: ["must be a valid URL"] });
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw badUrl(`must use http or https, not ${url.protocol.replace(/:$/, "")}`);
+  if (!url.hostname) throw badUrl("must name a host");
   return value;
 }
 
