@@ -147,7 +147,7 @@ describe("gateway HTTP surface", () => {
       }
     });
     it("answers 401 with no or an unknown token", async () => {
-      for (const headers of [{}, { "PRIVATE-TOKEN": "nope" }, { Authorization: "Basic abc" }]) {
+      for (const headers of [{}, { "PRIVATE-TOKEN": "nope" }, { Authorization: "Basic abc" }] as Record<string, string>[]) {
         const res = await get("/api/v4/user", headers);
         expect(res.status).toBe(401);
         expect(await res.json()).toEqual({ message: "401 Unauthorized" });

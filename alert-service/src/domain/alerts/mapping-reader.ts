@@ -95,6 +95,23 @@ export function dig(payload: unknown, path: Path): unknown {
   return node;
 }
 
+/** Go's zero time (`0001-01-01T00:00:00Z`, Alertmanager's and Grafana's "not ended") means no time. */
+export function isZeroTime(at: Date): boolean {
+  return at.getUTCFullYear() <= 1;
+}
+
+const DOTTED_DATE = /^(\d{4})\.(\d{2})\.(\d{2})(?=$|[T ])/;
+
+/**
+ * A mapped `datetime` value: as `parseTime`, also with Zabbix's dotted dates (`2026.11.21
+ * 10:00:00`, from `{EVENT.DATE} {EVENT.TIME}`); Go's zero time counts as absent.
+ */
+export function parseMappedTime(value: unknown): Date | undefined {
+  const text = typeof value === "string" ? value.trim().replace(DOTTED_DATE, "$1-$2-$3") : value;
+  const at = parseTime(text);
+  return at && !isZeroTime(at) ? at : undefined;
+}
+
 export type FieldReader = (field: string) => unknown;
 
 /**
@@ -108,7 +125,7 @@ export function fieldReader(payload: Record<string, unknown>, compiled: Compiled
       const value = dig(payload, source.path);
       if (isBlank(value)) continue;
       if (!source.datetime) return value;
-      const at = parseTime(value);
+      const at = parseMappedTime(value);
       if (at) return at;
     }
     for (const key of DEFAULT_KEYS[field] ?? [field]) {

@@ -1,6 +1,6 @@
 import type { PayloadMapping, Tier } from "../types.js";
 import { fingerprintOf, payloadFingerprint } from "./fingerprint.js";
-import { compileMapping, fieldReader, fingerprintPart, mappingApplies } from "./mapping-reader.js";
+import { compileMapping, fieldReader, fingerprintPart, isZeroTime, mappingApplies } from "./mapping-reader.js";
 import { DEFAULT_SOURCE, DEFAULT_TITLE, type NormalizedAlert, SEVERITIES, type Severity } from "./model.js";
 import { flattenHosts, isBlank, presentText, truncateHosts } from "./text.js";
 import { parseEndTime, parseTime } from "./times.js";
@@ -32,8 +32,8 @@ export function normalizeGeneric(payload: Record<string, unknown>, opts: Normali
   const read = fieldReader(payload, compiled);
   const start = read("start_time");
   const end = read("end_time");
-  const startedAt = start instanceof Date ? start : (parseTime(start) ?? opts.receivedAt);
-  const endedAt = end instanceof Date ? end : parseEndTime(end);
+  const startedAt = start instanceof Date ? start : nonZero(parseTime(start)) ?? opts.receivedAt;
+  const endedAt = end instanceof Date ? end : nonZero(parseEndTime(end));
   const monitoringTool = presentText(read("monitoring_tool"), TOOL_MAX_LENGTH);
   const alert: NormalizedAlert = {
     title: presentText(read("title"), TITLE_MAX_LENGTH) ?? DEFAULT_TITLE,
@@ -56,6 +56,11 @@ export function normalizeGeneric(payload: Record<string, unknown>, opts: Normali
       : undefined;
   assign(alert, "fingerprint", fingerprint);
   return alert;
+}
+
+/** Go's zero time (`0001-01-01T00:00:00Z`) is "no time". */
+function nonZero(at: Date | undefined): Date | undefined {
+  return at && !isZeroTime(at) ? at : undefined;
 }
 
 function assign<K extends keyof NormalizedAlert>(alert: NormalizedAlert, key: K, value: NormalizedAlert[K] | undefined) {
