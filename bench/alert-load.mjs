@@ -8,7 +8,12 @@ import { sleep } from "./alert-system.mjs";
 /** One REST call; throws on a status >= 300. Resolves to `{ status, headers, json }`. */
 export async function http(url, method, path, token, body, extraHeaders = {}) {
   const headers = { "PRIVATE-TOKEN": token, "content-type": "application/json", ...extraHeaders };
-  const res = await fetch(`${url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(15_000),
+  });
   const text = await res.text();
   const json = text ? JSON.parse(text) : null;
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
@@ -104,11 +109,18 @@ export function sampleIngest(client, everyMs = 1000, maxSamples = 2000) {
   const loop = (async () => {
     while (running && samples.length < maxSamples) {
       const s = await client.getIngestStats({}, { requestId: "bench-sampler" }).catch(() => null);
-      if (s) samples.push({ t: Math.round(performance.now() - t0), pending: s.pending, processed: s.processed, failed: s.failed });
+      if (s)
+        samples.push({ t: Math.round(performance.now() - t0), pending: s.pending, processed: s.processed, failed: s.failed });
       await sleep(everyMs);
     }
   })();
-  return { stop: async () => ((running = false), await loop, samples) };
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      return samples;
+    },
+  };
 }
 
 /** Polls GetIngestStats until pending = 0 (bounded); resolves to the ms it took, or null. */
@@ -130,7 +142,17 @@ export async function waitDrained(client, limitMs = 180_000, everyMs = 100) {
  * A probe not listed within `limitMs` of its 202 is lost. Runs until stopped; `stop()` resolves
  * to `{ sent, seen, lost, failed, latencies }` (ms, from the 202 to the first poll that lists it).
  */
-export function visibleProbe({ url, token, projectId, webhookUrl, webhookToken, everyMs = 100, pollMs = 50, limitMs = 15_000, maxProbes = 10_000 }) {
+export function visibleProbe({
+  url,
+  token,
+  projectId,
+  webhookUrl,
+  webhookToken,
+  everyMs = 100,
+  pollMs = 50,
+  limitMs = 15_000,
+  maxProbes = 10_000,
+}) {
   const tag = `probe${Date.now().toString(36)}x`;
   const acceptedAt = new Map(); // title → time of its 202
   const latencies = [];
@@ -162,13 +184,22 @@ export function visibleProbe({ url, token, projectId, webhookUrl, webhookToken, 
   const path = `/api/v4/projects/${projectId}/alert_management/alerts?search=${tag}&per_page=100&order_by=created_at&sort=desc`;
   const poller = (async () => {
     for (let i = 0; i < 100_000; i++) {
-      const listed = await http(url, "GET", path, token).then((r) => r.json, () => []);
+      const listed = await http(url, "GET", path, token).then(
+        (r) => r.json,
+        () => [],
+      );
       const now = performance.now();
       for (const alert of listed) {
         const at = acceptedAt.get(alert.title);
-        if (at !== undefined) latencies.push(now - at), acceptedAt.delete(alert.title);
+        if (at === undefined) continue;
+        latencies.push(now - at);
+        acceptedAt.delete(alert.title);
       }
-      for (const [title, at] of acceptedAt) if (now - at > limitMs) (lost += 1), acceptedAt.delete(title);
+      for (const [title, at] of acceptedAt) {
+        if (now - at <= limitMs) continue;
+        lost += 1;
+        acceptedAt.delete(title);
+      }
       if (postsDone && acceptedAt.size === 0) break;
       await sleep(pollMs);
     }
@@ -215,7 +246,12 @@ export async function timeBatches(webhookUrl, token, { warmup = 5, runs = 30, si
   for (let i = 0; i < warmup + runs; i++) {
     const body = JSON.stringify(alertmanagerBatch(size, i + 1));
     const t0 = performance.now();
-    const res = await fetch(webhookUrl, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body, signal: AbortSignal.timeout(10_000) });
+    const res = await fetch(webhookUrl, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body,
+      signal: AbortSignal.timeout(10_000),
+    });
     await res.arrayBuffer();
     const ms = performance.now() - t0;
     if (i >= warmup) {
@@ -227,4 +263,5 @@ export async function timeBatches(webhookUrl, token, { warmup = 5, runs = 30, si
 }
 
 /** Quantile of a sorted array (nearest rank). */
-export const quantile = (sorted, q) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] : Number.NaN);
+export const quantile = (sorted, q) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] : Number.NaN;

@@ -19,11 +19,15 @@ const TICK_MS = 1;
 
 function post(agent, url, headers, body) {
   return new Promise((resolve) => {
-    const req = request(url, { method: "POST", agent, headers: { ...headers, "content-length": Buffer.byteLength(body) }, timeout: 10_000 }, (res) => {
-      res.resume();
-      res.on("end", () => resolve(res.statusCode ?? 0));
-      res.on("error", () => resolve(0));
-    });
+    const req = request(
+      url,
+      { method: "POST", agent, headers: { ...headers, "content-length": Buffer.byteLength(body) }, timeout: 10_000 },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+        res.on("error", () => resolve(0));
+      },
+    );
     req.on("timeout", () => req.destroy(new Error("timeout")));
     req.on("error", () => resolve(0));
     req.end(body);
@@ -61,12 +65,19 @@ export async function paced({ url, headers, body, rate, seconds, sockets = 64, m
     const timer = setInterval(() => {
       const now = performance.now();
       const due = Math.min(total, Math.floor(((now - t0) / 1000) * rate));
-      for (; sent + dropped < due; ) {
+      while (sent + dropped < due) {
         const dueAt = t0 + ((sent + dropped) * 1000) / rate;
-        if (pending.size >= maxInFlight) dropped += 1;
-        else (sent += 1), fire(dueAt);
+        if (pending.size >= maxInFlight) {
+          dropped += 1;
+        } else {
+          sent += 1;
+          fire(dueAt);
+        }
       }
-      if (sent + dropped >= total) clearInterval(timer), done(undefined);
+      if (sent + dropped >= total) {
+        clearInterval(timer);
+        done(undefined);
+      }
     }, TICK_MS);
   });
   await Promise.all(pending);

@@ -44,17 +44,24 @@ export function report(file, top = 20) {
   const idle = a.functions.find(([k]) => k.startsWith("(idle)"))?.[1] ?? 0;
   const busy = a.total - idle;
   const pct = (ms) => `${((100 * ms) / busy).toFixed(1)}%`;
-  console.log(`\n## ${file}: ${(a.total / 1000).toFixed(1)} s sampled, ${(busy / 1000).toFixed(1)} s busy (percentages of busy time)`);
+  console.log(
+    `\n## ${file}: ${(a.total / 1000).toFixed(1)} s sampled, ${(busy / 1000).toFixed(1)} s busy (percentages of busy time)`,
+  );
   console.log("self time by package:");
   for (const [k, ms] of a.packages.slice(0, 12)) console.log(`  ${pct(ms).padStart(6)}  ${k}`);
   console.log("self time by function:");
-  for (const [k, ms] of a.functions.filter(([k]) => !k.startsWith("(idle)")).slice(0, top)) console.log(`  ${pct(ms).padStart(6)}  ${k}`);
+  for (const [k, ms] of a.functions.filter(([k]) => !k.startsWith("(idle)")).slice(0, top))
+    console.log(`  ${pct(ms).padStart(6)}  ${k}`);
   return a;
 }
 
 /** Reports every .cpuprofile of a folder (or one file). */
 export function reportDir(target, top = 20) {
-  const files = statSync(target).isDirectory() ? readdirSync(target).filter((f) => f.endsWith(".cpuprofile")).map((f) => join(target, f)) : [target];
+  const files = statSync(target).isDirectory()
+    ? readdirSync(target)
+        .filter((f) => f.endsWith(".cpuprofile"))
+        .map((f) => join(target, f))
+    : [target];
   for (const f of files) report(f, top);
 }
 

@@ -44,7 +44,8 @@ function connects(port) {
 async function waitPort(proc, port) {
   const until = Date.now() + START_TIMEOUT_MS;
   while (Date.now() < until) {
-    if (proc.child.exitCode !== null) throw new Error(`${proc.name} exited (code ${proc.child.exitCode}) before listening on ${port}`);
+    if (proc.child.exitCode !== null)
+      throw new Error(`${proc.name} exited (code ${proc.child.exitCode}) before listening on ${port}`);
     if (await connects(port)) return;
     await sleep(100);
   }
@@ -117,7 +118,13 @@ export async function startSystem({ queue, nodeArgs = {} }) {
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    const [redisPort, authPort, settingsPort, alertPort, httpPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+    const [redisPort, authPort, settingsPort, alertPort, httpPort] = await Promise.all([
+      freePort(),
+      freePort(),
+      freePort(),
+      freePort(),
+      freePort(),
+    ]);
     const env = {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
@@ -148,7 +155,14 @@ export async function startSystem({ queue, nodeArgs = {} }) {
     await service("gateway", "gateway", httpPort);
     const url = `http://127.0.0.1:${httpPort}`;
     await waitReady(url);
-    return { url, alertAddr: env.ALERT_SERVICE_ADDR, redisUrl: env.REDIS_URL, procs: Object.fromEntries(procs.map((p) => [p.name, p.pid])), dataDir, stop };
+    return {
+      url,
+      alertAddr: env.ALERT_SERVICE_ADDR,
+      redisUrl: env.REDIS_URL,
+      procs: Object.fromEntries(procs.map((p) => [p.name, p.pid])),
+      dataDir,
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;
@@ -167,7 +181,9 @@ async function waitReady(url) {
 /** Starts `bench/baseline.mjs` in its own process (like the gateway, apart from autocannon). */
 export async function startBaselineProcess() {
   const port = await freePort();
-  const proc = launch("baseline", process.execPath, [join(ROOT, "bench", "baseline.mjs"), String(port)], { PATH: process.env.PATH });
+  const proc = launch("baseline", process.execPath, [join(ROOT, "bench", "baseline.mjs"), String(port)], {
+    PATH: process.env.PATH,
+  });
   await waitPort(proc, port);
   return { url: `http://127.0.0.1:${port}`, pid: proc.pid, stop: () => stopProc(proc) };
 }

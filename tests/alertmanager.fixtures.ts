@@ -25,7 +25,7 @@ export function amAlert(
     status: options.status ?? "firing",
     labels,
     annotations,
-    startsAt: options.startsAt ?? "2026-11-21T10:00:00.123456789Z",
+    startsAt: options.startsAt ?? "2026-11-20T10:00:00.123456789Z",
     endsAt: options.endsAt ?? ZERO_TIME,
     generatorURL: `http://prometheus.example.com:9090/graph?g0.expr=up+%3D%3D+0&g0.tab=1&alert=${labels.alertname ?? ""}`,
     fingerprint: options.fingerprint ?? Math.random().toString(16).slice(2, 18).padEnd(16, "0"),

@@ -152,6 +152,9 @@ export class LocalJobQueue implements JobQueue {
         await this.sleep(lane, Math.max(1, Math.min(wait, 1000)));
         continue;
       }
+      // Let I/O (requests, answers) through between jobs: with the synchronous SQLite stores a
+      // job is a chain of microtasks that would otherwise hold the event loop for a whole lane.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       await this.runOne(job, run);
     }
   }

@@ -33,10 +33,12 @@ export const rawTextBody = express.text({ type: () => true, limit: BODY_LIMIT })
 /** JSON (objects and arrays only) and classic form bodies; their failures become AppErrors. */
 export function bodyParsers() {
   // body-parser hands the express request to `type` (typed as a bare IncomingMessage).
-  const parse = (kind: string, sample = false) => (req: IncomingMessage) => {
-    const r = req as Request;
-    return !wantsRawBody(r) && carriesSample(r) === sample && Boolean(r.is(kind));
-  };
+  const parse =
+    (kind: string, sample = false) =>
+    (req: IncomingMessage) => {
+      const r = req as Request;
+      return !wantsRawBody(r) && carriesSample(r) === sample && Boolean(r.is(kind));
+    };
   return [
     express.json({ limit: BODY_LIMIT, strict: true, type: parse("json") }),
     express.json({ limit: SAMPLE_BODY_LIMIT, strict: true, type: parse("json", true) }),

@@ -3,6 +3,7 @@ import { Router } from "express";
 import type { GatewayDeps } from "../deps.js";
 import { callContext } from "../http/context.js";
 import { optionalBoolean, optionalString, readParams } from "../http/params.js";
+import { rawTextBody } from "../middleware/body-parsers.js";
 import {
   toAlertJson,
   toDryRunJson,
@@ -10,7 +11,6 @@ import {
   toIntegrationSummaryJson,
   toPayloadFieldJson,
 } from "../presenters/alerts.js";
-import { rawTextBody } from "../middleware/body-parsers.js";
 import { must } from "../presenters/must.js";
 import { alertRoutes } from "./alert-management-alerts.js";
 import { pathInt, projectOf } from "./alert-params.js";

@@ -123,7 +123,8 @@ export function alertmanagerProblem(value: Record<string, unknown>): string | un
   if (value.version !== "4") return `its version is ${JSON.stringify(value.version)}, not "4"`;
   const alerts = value.alerts;
   if (!Array.isArray(alerts)) return "alerts is not an array";
-  if (!alerts.every((a) => a !== null && typeof a === "object" && !Array.isArray(a))) return "alerts holds something other than objects";
+  if (!alerts.every((a) => a !== null && typeof a === "object" && !Array.isArray(a)))
+    return "alerts holds something other than objects";
   return undefined;
 }
 

@@ -2,7 +2,7 @@ import { AppError, type CallContext, type Clock, invalidArgument, notFound } fro
 import type { IntegrationDirectory, IntegrationRuntime, ProjectAccess, Tier } from "../types.js";
 import type { AlertOutcome, NormalizedAlert } from "./model.js";
 import { normalizeGeneric } from "./normalize.js";
-import { type AlertJobs, type AlertsStores, alertJobId } from "./ports.js";
+import { type AlertJobs, type AlertsStores, alertJobId, laneKeyOf } from "./ports.js";
 import { normalizeAlertmanager } from "./prometheus.js";
 
 export const MAX_WAIT_MS = 10_000;
@@ -56,7 +56,12 @@ export function alertsOf(
   return integration.type === "prometheus" ? normalizeAlertmanager(payload, opts) : [normalizeGeneric(payload, opts)];
 }
 
-/** Enqueues one job per alert, in order. */
+/**
+ * Enqueues one job per alert. Alerts with the same ordering key (fingerprint) are added one
+ * after the other, in payload order; different keys are added concurrently, so a batch of N
+ * distinct alerts costs one queue round (one group commit) instead of N. Processing order only
+ * matters per fingerprint: the lanes keep it.
+ */
 export async function enqueueAll(
   deps: IngestDeps,
   requestId: string,
@@ -64,19 +69,29 @@ export async function enqueueAll(
   alerts: NormalizedAlert[],
   ctx: CallContext,
 ) {
-  const jobIds: string[] = [];
+  const jobIds = alerts.map((_, index) => alertJobId(requestId, index));
+  const chains = new Map<string, number[]>();
   for (const [index, alert] of alerts.entries()) {
-    const jobId = alertJobId(requestId, index);
-    await deps.jobs.enqueueAlert({
-      jobId,
-      requestId,
-      projectId: integration.projectId,
-      integrationId: integration.id,
-      alert,
-      log: { ingestRequestId: ctx.requestId },
-    });
-    jobIds.push(jobId);
+    const key = laneKeyOf(integration.projectId, alert.fingerprint, requestId);
+    const chain = chains.get(key);
+    if (chain) chain.push(index);
+    else chains.set(key, [index]);
   }
+  const addChain = async (indexes: number[]) => {
+    for (const index of indexes) {
+      await deps.jobs.enqueueAlert({
+        jobId: jobIds[index] as string,
+        requestId,
+        projectId: integration.projectId,
+        integrationId: integration.id,
+        alert: alerts[index] as NormalizedAlert,
+        log: { ingestRequestId: ctx.requestId },
+      });
+    }
+  };
+  const results = await Promise.allSettled([...chains.values()].map(addChain));
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) throw failed.reason;
   return jobIds;
 }
 

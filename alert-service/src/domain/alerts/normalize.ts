@@ -32,7 +32,7 @@ export function normalizeGeneric(payload: Record<string, unknown>, opts: Normali
   const read = fieldReader(payload, compiled);
   const start = read("start_time");
   const end = read("end_time");
-  const startedAt = start instanceof Date ? start : nonZero(parseTime(start)) ?? opts.receivedAt;
+  const startedAt = start instanceof Date ? start : (nonZero(parseTime(start)) ?? opts.receivedAt);
   const endedAt = end instanceof Date ? end : nonZero(parseEndTime(end));
   const monitoringTool = presentText(read("monitoring_tool"), TOOL_MAX_LENGTH);
   const alert: NormalizedAlert = {

@@ -51,7 +51,8 @@ export function alertmanagerProblem(payload: Record<string, unknown>): string | 
   if (payload.version !== "4") return `its version is ${JSON.stringify(payload.version)}, not "4"`;
   const alerts = payload.alerts;
   if (!Array.isArray(alerts)) return "alerts is not an array";
-  if (!alerts.every((a) => a !== null && typeof a === "object" && !Array.isArray(a))) return "alerts holds something other than objects";
+  if (!alerts.every((a) => a !== null && typeof a === "object" && !Array.isArray(a)))
+    return "alerts holds something other than objects";
   return undefined;
 }
 

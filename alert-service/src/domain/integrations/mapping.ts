@@ -45,7 +45,13 @@ function checkEntry(field: string, entry: unknown, allowedKeys: readonly string[
     );
   }
   if (typeof type !== "string" || !allowed.includes(type.toLowerCase())) {
-    throw invalid(`entry for '${field}' has type ${JSON.stringify(type ?? null)}; allowed for ${field}: ${allowed.join(", ")}`);
+    const hint =
+      typeof type === "string" && type.toLowerCase() === "datetime" && allowed.includes("string")
+        ? " (text that starts with four digits is offered as datetime: send type string to read it as text)"
+        : "";
+    throw invalid(
+      `entry for '${field}' has type ${JSON.stringify(type ?? null)}; allowed for ${field}: ${allowed.join(", ")}${hint}`,
+    );
   }
   if (label !== undefined && label !== null && typeof label !== "string")
     throw invalid(`entry for '${field}' has a label that is not a string`);

@@ -20,8 +20,7 @@ export function checkName(raw: string): string {
 
 const API_URL_MAX_LENGTH = 2048;
 
-const badUrl = (why: string) =>
-  invalidArgument("API_URL_INVALID", `api_url ${why}`, { api_url: [why] });
+const badUrl = (why: string) => invalidArgument("API_URL_INVALID", `api_url ${why}`, { api_url: [why] });
 
 /**
  * An http(s) URL with a host, or empty (required, non-empty, when `required`). `ftp:`,

@@ -305,6 +305,11 @@ export interface Principal {
   /** `api` and/or `read_api`. */
   scopes: string[];
   tokenId: number;
+  /**
+   * Calendar date `YYYY-MM-DD` (UTC) from which the token no longer works; empty for never.
+   * Lets a cache of this answer stop before the token expires.
+   */
+  expiresAt: string;
 }
 
 export interface PersonalAccessToken {
@@ -618,6 +623,21 @@ export interface WatchIntegrationKeysResponse {
   all: boolean;
 }
 
+export interface WatchAccessChangesRequest {
+}
+
+export interface WatchAccessChangesResponse {
+  /** Tokens revoked since the previous message: their AuthenticateToken answers are stale. */
+  revokedTokenIds: number[];
+  /** Users whose memberships, visible groups and projects, or e-mail addresses changed. */
+  userIds: number[];
+  /**
+   * Every cached answer may be stale (the first message; a plan change; a subgroup created,
+   * which every member of its ancestors inherits).
+   */
+  all: boolean;
+}
+
 function createBaseUser(): User {
   return { id: 0, username: "", name: "", email: "", isAdmin: false, createdAt: undefined, namespaceId: 0 };
 }
@@ -917,7 +937,7 @@ export const Email: MessageFns<Email> = {
 };
 
 function createBasePrincipal(): Principal {
-  return { userId: 0, username: "", isAdmin: false, scopes: [], tokenId: 0 };
+  return { userId: 0, username: "", isAdmin: false, scopes: [], tokenId: 0, expiresAt: "" };
 }
 
 export const Principal: MessageFns<Principal> = {
@@ -936,6 +956,9 @@ export const Principal: MessageFns<Principal> = {
     }
     if (message.tokenId !== 0) {
       writer.uint32(40).int64(message.tokenId);
+    }
+    if (message.expiresAt !== "") {
+      writer.uint32(50).string(message.expiresAt);
     }
     return writer;
   },
@@ -993,6 +1016,14 @@ export const Principal: MessageFns<Principal> = {
             message.tokenId = longToNumber(reader.int64());
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.expiresAt = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1024,6 +1055,11 @@ export const Principal: MessageFns<Principal> = {
         : isSet(object.token_id)
         ? globalThis.Number(object.token_id)
         : 0,
+      expiresAt: isSet(object.expiresAt)
+        ? globalThis.String(object.expiresAt)
+        : isSet(object.expires_at)
+        ? globalThis.String(object.expires_at)
+        : "",
     };
   },
 
@@ -1044,6 +1080,9 @@ export const Principal: MessageFns<Principal> = {
     if (message.tokenId !== 0) {
       obj.tokenId = Math.round(message.tokenId);
     }
+    if (message.expiresAt !== "") {
+      obj.expiresAt = message.expiresAt;
+    }
     return obj;
   },
 
@@ -1057,6 +1096,7 @@ export const Principal: MessageFns<Principal> = {
     message.isAdmin = object.isAdmin ?? false;
     message.scopes = object.scopes?.map((e) => e) || [];
     message.tokenId = object.tokenId ?? 0;
+    message.expiresAt = object.expiresAt ?? "";
     return message;
   },
 };
@@ -5968,6 +6008,195 @@ export const WatchIntegrationKeysResponse: MessageFns<WatchIntegrationKeysRespon
   },
 };
 
+function createBaseWatchAccessChangesRequest(): WatchAccessChangesRequest {
+  return {};
+}
+
+export const WatchAccessChangesRequest: MessageFns<WatchAccessChangesRequest> = {
+  encode(_: WatchAccessChangesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchAccessChangesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchAccessChangesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): WatchAccessChangesRequest {
+    return {};
+  },
+
+  toJSON(_: WatchAccessChangesRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<WatchAccessChangesRequest>): WatchAccessChangesRequest {
+    return WatchAccessChangesRequest.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<WatchAccessChangesRequest>): WatchAccessChangesRequest {
+    const message = createBaseWatchAccessChangesRequest();
+    return message;
+  },
+};
+
+function createBaseWatchAccessChangesResponse(): WatchAccessChangesResponse {
+  return { revokedTokenIds: [], userIds: [], all: false };
+}
+
+export const WatchAccessChangesResponse: MessageFns<WatchAccessChangesResponse> = {
+  encode(message: WatchAccessChangesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.revokedTokenIds.length !== 0) {
+      writer.uint32(10).fork();
+      for (const v of message.revokedTokenIds) {
+        writer.int64(v);
+      }
+      writer.join();
+    }
+    if (message.userIds.length !== 0) {
+      writer.uint32(18).fork();
+      for (const v of message.userIds) {
+        writer.int64(v);
+      }
+      writer.join();
+    }
+    if (message.all !== false) {
+      writer.uint32(24).bool(message.all);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchAccessChangesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchAccessChangesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag === 8) {
+              message.revokedTokenIds.push(longToNumber(reader.int64()));
+
+              continue;
+            }
+
+            if (tag === 10) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.revokedTokenIds.push(longToNumber(reader.int64()));
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 2: {
+            if (tag === 16) {
+              message.userIds.push(longToNumber(reader.int64()));
+
+              continue;
+            }
+
+            if (tag === 18) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.userIds.push(longToNumber(reader.int64()));
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.all = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WatchAccessChangesResponse {
+    return {
+      revokedTokenIds: globalThis.Array.isArray(object?.revokedTokenIds)
+        ? object.revokedTokenIds.map((e: any) => globalThis.Number(e))
+        : globalThis.Array.isArray(object?.revoked_token_ids)
+        ? object.revoked_token_ids.map((e: any) => globalThis.Number(e))
+        : [],
+      userIds: globalThis.Array.isArray(object?.userIds)
+        ? object.userIds.map((e: any) => globalThis.Number(e))
+        : globalThis.Array.isArray(object?.user_ids)
+        ? object.user_ids.map((e: any) => globalThis.Number(e))
+        : [],
+      all: isSet(object.all) ? globalThis.Boolean(object.all) : false,
+    };
+  },
+
+  toJSON(message: WatchAccessChangesResponse): unknown {
+    const obj: any = {};
+    if (message.revokedTokenIds?.length) {
+      obj.revokedTokenIds = message.revokedTokenIds.map((e) => Math.round(e));
+    }
+    if (message.userIds?.length) {
+      obj.userIds = message.userIds.map((e) => Math.round(e));
+    }
+    if (message.all !== false) {
+      obj.all = message.all;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<WatchAccessChangesResponse>): WatchAccessChangesResponse {
+    return WatchAccessChangesResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WatchAccessChangesResponse>): WatchAccessChangesResponse {
+    const message = createBaseWatchAccessChangesResponse();
+    message.revokedTokenIds = object.revokedTokenIds?.map((e) => e) || [];
+    message.userIds = object.userIds?.map((e) => e) || [];
+    message.all = object.all ?? false;
+    return message;
+  },
+};
+
 /**
  * AuthService owns identity and access: users and their e-mail addresses, personal access
  * tokens, groups, projects, memberships, plans, and the credentials of alert integrations.
@@ -6291,6 +6520,24 @@ export const AuthServiceService = {
       Buffer.from(WatchIntegrationKeysResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): WatchIntegrationKeysResponse => WatchIntegrationKeysResponse.decode(value),
   },
+  /**
+   * Streams an event whenever an answer of AuthenticateToken, GetProject, GetGroup, ListUserGroups
+   * or ListEmails may have changed (a token revoked, a membership added or changed, a group or
+   * project created, an e-mail added, a plan changed), so that gateways and services can drop
+   * cached answers at once. The first message, sent as soon as the subscription is in place, has
+   * `all` set.
+   */
+  watchAccessChanges: {
+    path: "/auth.v1.AuthService/WatchAccessChanges" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: WatchAccessChangesRequest): Buffer =>
+      Buffer.from(WatchAccessChangesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): WatchAccessChangesRequest => WatchAccessChangesRequest.decode(value),
+    responseSerialize: (value: WatchAccessChangesResponse): Buffer =>
+      Buffer.from(WatchAccessChangesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WatchAccessChangesResponse => WatchAccessChangesResponse.decode(value),
+  },
 } as const;
 
 export interface AuthServiceServer extends UntypedServiceImplementation {
@@ -6376,6 +6623,14 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
    * subscription is in place, has `all` set.
    */
   watchIntegrationKeys: handleServerStreamingCall<WatchIntegrationKeysRequest, WatchIntegrationKeysResponse>;
+  /**
+   * Streams an event whenever an answer of AuthenticateToken, GetProject, GetGroup, ListUserGroups
+   * or ListEmails may have changed (a token revoked, a membership added or changed, a group or
+   * project created, an e-mail added, a plan changed), so that gateways and services can drop
+   * cached answers at once. The first message, sent as soon as the subscription is in place, has
+   * `all` set.
+   */
+  watchAccessChanges: handleServerStreamingCall<WatchAccessChangesRequest, WatchAccessChangesResponse>;
 }
 
 export interface AuthServiceClient extends Client {
@@ -6791,6 +7046,22 @@ export interface AuthServiceClient extends Client {
     metadata?: Metadata,
     options?: Partial<CallOptions>,
   ): ClientReadableStream<WatchIntegrationKeysResponse>;
+  /**
+   * Streams an event whenever an answer of AuthenticateToken, GetProject, GetGroup, ListUserGroups
+   * or ListEmails may have changed (a token revoked, a membership added or changed, a group or
+   * project created, an e-mail added, a plan changed), so that gateways and services can drop
+   * cached answers at once. The first message, sent as soon as the subscription is in place, has
+   * `all` set.
+   */
+  watchAccessChanges(
+    request: WatchAccessChangesRequest,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<WatchAccessChangesResponse>;
+  watchAccessChanges(
+    request: WatchAccessChangesRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<WatchAccessChangesResponse>;
 }
 
 export const AuthServiceClient = makeGenericClientConstructor(AuthServiceService, "auth.v1.AuthService") as unknown as {
