@@ -40,6 +40,7 @@ export async function startAuthService(
       stopped = true;
       // Open watch streams end first, so that the graceful shutdown is not held up by them.
       useCases.hub.close();
+      useCases.access.close();
       await server.shutdown();
       await store.close();
     },

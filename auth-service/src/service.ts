@@ -4,6 +4,7 @@ import { createGrpcServer, type GrpcServer } from "@tocsin/grpc";
 import { authV1, PROTO_FILES } from "@tocsin/proto";
 import { type AuthConfig, mongoDbName, resolveSecretKey } from "./config.js";
 import { ensureAdminToken } from "./domain/bootstrap.js";
+import { AccessEventHub } from "./domain/access-events.js";
 import { Directory } from "./domain/directory.js";
 import { GroupService } from "./domain/groups.js";
 import { IntegrationKeyService } from "./domain/integration-keys.js";
@@ -15,6 +16,7 @@ import { UserService } from "./domain/users.js";
 import { identityHandlers } from "./handlers/identity-handlers.js";
 import { projectHandlers } from "./handlers/project-handlers.js";
 import type { UseCases } from "./handlers/use-cases.js";
+import { watchHandlers } from "./handlers/watch-handlers.js";
 import { MongoAuthStore } from "./store/mongo-auth-store.js";
 import { SqliteAuthStore } from "./store/sqlite-auth-store.js";
 
@@ -28,14 +30,16 @@ export async function openStore(config: AuthConfig): Promise<AuthStore> {
 
 export function createUseCases(store: AuthStore, secretKey: string, clock: Clock): UseCases {
   const hub = new KeyEventHub();
+  const access = new AccessEventHub();
   const directory = new Directory(store);
   return {
-    users: new UserService(store, clock),
-    tokens: new TokenService(store, clock),
-    groups: new GroupService(store, directory, hub, clock),
-    projects: new ProjectService(store, directory, clock),
+    users: new UserService(store, clock, access),
+    tokens: new TokenService(store, clock, { events: access }),
+    groups: new GroupService(store, directory, hub, clock, access),
+    projects: new ProjectService(store, directory, clock, access),
     keys: new IntegrationKeyService(store, directory, new SecretBox(secretKey), hub, clock),
     hub,
+    access,
     clock,
   };
 }
@@ -59,6 +63,10 @@ export async function createAuthService(config: AuthConfig, logger: Logger, cloc
   }
   const useCases = createUseCases(store, secretKey, clock);
   const server = createGrpcServer({ logger, protoFiles: [PROTO_FILES.auth], serviceNames: [SERVICE_NAME] });
-  server.add(authV1.AuthServiceService, { ...identityHandlers(useCases), ...projectHandlers(useCases) });
+  server.add(authV1.AuthServiceService, {
+    ...identityHandlers(useCases),
+    ...projectHandlers(useCases),
+    ...watchHandlers(useCases),
+  });
   return { server, store, useCases };
 }

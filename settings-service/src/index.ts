@@ -33,13 +33,14 @@ export async function startSettingsService(
 ): Promise<RunningSettingsService> {
   const config = loadConfig(env);
   const logger = overrides.logger ?? createLogger("settings-service", config.LOG_LEVEL);
-  const { server, store, auth } = await createSettingsServer(config, { ...overrides, logger });
+  const { server, store, auth, directoryCache } = await createSettingsServer(config, { ...overrides, logger });
   let port: number;
   try {
     await store.ping();
     port = await server.listen(config.SETTINGS_SERVICE_ADDR);
   } catch (err) {
     await store.close();
+    directoryCache?.close();
     auth?.close();
     throw err;
   }
@@ -61,6 +62,7 @@ export async function startSettingsService(
     async stop() {
       stopped = true;
       await server.shutdown(5000);
+      directoryCache?.close();
       auth?.close();
       // A store passed in by the caller is the caller's to close.
       if (!overrides.store) await store.close();

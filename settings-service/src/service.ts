@@ -3,6 +3,7 @@ import { type Clock, type Logger, systemClock } from "@tocsin/core";
 import { createGrpcServer, type GrpcServer } from "@tocsin/grpc";
 import { PROTO_FILES, settingsV1 } from "@tocsin/proto";
 import { type AuthClient, createAuthClient, createAuthDirectory } from "./clients/auth-directory.js";
+import { type CachedDirectory, createCachedDirectory } from "./clients/cached-directory.js";
 import type { SettingsConfig } from "./config.js";
 import type { Directory, SettingsStore } from "./domain/ports.js";
 import { createSettingsUseCases } from "./domain/settings.js";
@@ -37,15 +38,18 @@ export interface SettingsServer {
   server: GrpcServer;
   store: SettingsStore;
   auth: AuthClient | undefined;
+  /** The cache in front of auth-service (closed on stop); undefined with a directory override. */
+  directoryCache: CachedDirectory | undefined;
 }
 
 /** Wiring: store, auth client, use-cases, gRPC server (not yet listening). */
 export async function createSettingsServer(config: SettingsConfig, overrides: SettingsServiceOverrides): Promise<SettingsServer> {
   const store = overrides.store ?? (await openStore(config));
   const auth = overrides.directory ? undefined : createAuthClient(config.AUTH_SERVICE_ADDR);
-  const directory = overrides.directory ?? createAuthDirectory(auth as AuthClient);
+  const directoryCache = auth ? createCachedDirectory(createAuthDirectory(auth), { auth, logger: overrides.logger }) : undefined;
+  const directory = overrides.directory ?? (directoryCache as CachedDirectory);
   const useCases = createSettingsUseCases({ store, directory, clock: overrides.clock ?? systemClock });
   const server = createGrpcServer({ logger: overrides.logger, protoFiles: [PROTO_FILES.settings], serviceNames: [SERVICE_NAME] });
   server.add(settingsV1.SettingsServiceService, createSettingsHandlers({ useCases, store, directory }));
-  return { server, store, auth };
+  return { server, store, auth, directoryCache };
 }

@@ -1,5 +1,6 @@
 import { type CallContext, type Clock, forbidden, invalidArgument, notFound } from "@tocsin/core";
 import { effectiveGroupLevel, topLevelId } from "./access.js";
+import type { AccessEventHub } from "./access-events.js";
 import { isPrivileged, requireAdmin, requireSelfOrAdmin, resolveActor } from "./actor.js";
 import type { Directory, GroupView } from "./directory.js";
 import { pathTaken } from "./errors.js";
@@ -26,6 +27,7 @@ export class GroupService {
     private readonly directory: Directory,
     private readonly hub: KeyEventHub,
     private readonly clock: Clock,
+    private readonly access?: AccessEventHub,
   ) {}
 
   /** Any user; admins only with a plan; subgroups need Maintainer+ on the parent. */
@@ -62,6 +64,9 @@ export class GroupService {
         accessLevel: ACCESS.OWNER,
       });
     }
+    // A subgroup is inherited by every member of its ancestors; a top-level group only shows to its creator.
+    if (parent) this.access?.everything();
+    else if (actor.kind === "user") this.access?.userChanged(actor.user.id);
     return { group, plan: await this.directory.planOf(group), accessLevel: ACCESS.OWNER };
   }
 
@@ -79,6 +84,7 @@ export class GroupService {
     const updated = await this.store.setNamespacePlan(ns.id, plan);
     if (!updated) throw notFound("Namespace");
     this.hub.publish({ projectId: 0, projectFullPath: "", all: true });
+    this.access?.everything();
     return { group: updated, plan: updated.plan, accessLevel: ACCESS.OWNER };
   }
 
@@ -95,6 +101,7 @@ export class GroupService {
     const user = await this.store.getUser(userId);
     if (!user) throw notFound("User");
     await this.store.upsertMembership({ sourceType: "group", sourceId: view.group.id, userId, accessLevel: level });
+    this.access?.userChanged(userId);
     const memberships = await this.store.listMembershipsOfUser(userId);
     return { user, accessLevel: effectiveGroupLevel(view.group, memberships) };
   }

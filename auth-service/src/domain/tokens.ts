@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { type CallContext, type Clock, notFound, sha256Hex, unauthenticated } from "@tocsin/core";
+import type { AccessEventHub } from "./access-events.js";
 import { isPrivileged, requireAdmin, resolveActor } from "./actor.js";
 import type { AuthStore } from "./store.js";
 import type { Scope, TokenRecord } from "./types.js";
@@ -12,6 +13,8 @@ export interface TokenPrincipal {
   isAdmin: boolean;
   scopes: Scope[];
   tokenId: number;
+  /** `YYYY-MM-DD` (UTC) from which the token no longer works; null for never. */
+  expiresAt: string | null;
 }
 
 export interface CreatedToken {
@@ -43,6 +46,8 @@ export interface TokenServiceOptions {
   /** How long a successful look-up is reused; failures are never cached. */
   cacheTtlMs?: number;
   cacheMaxEntries?: number;
+  /** Told about every revocation (WatchAccessChanges). */
+  events?: AccessEventHub;
 }
 
 /** Personal access tokens: creation, revocation and the hot-path authentication. */
@@ -50,6 +55,7 @@ export class TokenService {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly ttlMs: number;
   private readonly maxEntries: number;
+  private readonly events: AccessEventHub | undefined;
 
   constructor(
     private readonly store: AuthStore,
@@ -58,6 +64,7 @@ export class TokenService {
   ) {
     this.ttlMs = options.cacheTtlMs ?? 10_000;
     this.maxEntries = options.cacheMaxEntries ?? 10_000;
+    this.events = options.events;
   }
 
   /** Admin only, for any user. */
@@ -91,6 +98,7 @@ export class TokenService {
     if (!token || !mayRevoke) throw notFound();
     await this.store.setTokenRevoked(id, true);
     this.cache.delete(token.tokenHash);
+    this.events?.tokenRevoked(id);
   }
 
   /** Resolves a plain token; UNAUTHENTICATED with TOKEN_INVALID, TOKEN_EXPIRED or TOKEN_REVOKED. */
@@ -114,6 +122,7 @@ export class TokenService {
       isAdmin: user.isAdmin,
       scopes: record.scopes,
       tokenId: record.id,
+      expiresAt: record.expiresAt,
     };
     if (this.cache.size >= this.maxEntries) this.cache.clear();
     this.cache.set(hash, { principal, expiresAt: record.expiresAt, cachedUntilMs: now.getTime() + this.ttlMs });

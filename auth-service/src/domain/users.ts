@@ -1,4 +1,5 @@
 import { type CallContext, type Clock, notFound } from "@tocsin/core";
+import type { AccessEventHub } from "./access-events.js";
 import { isPrivileged, requireAdmin, requireSelfOrAdmin, resolveActor } from "./actor.js";
 import type { AuthStore } from "./store.js";
 import type { EmailRecord, UserRecord } from "./types.js";
@@ -16,6 +17,7 @@ export class UserService {
   constructor(
     private readonly store: AuthStore,
     private readonly clock: Clock,
+    private readonly access?: AccessEventHub,
   ) {}
 
   /** Admin only. The primary e-mail is confirmed; a personal namespace is created. */
@@ -52,7 +54,14 @@ export class UserService {
     const address = validateEmail(email);
     if (!(await this.store.getUser(userId))) throw notFound("User");
     const confirmed = skipConfirmation && isPrivileged(actor);
-    return this.store.addEmail({ userId, email: address, confirmedAt: confirmed ? this.clock.now() : null, primary: false });
+    const added = await this.store.addEmail({
+      userId,
+      email: address,
+      confirmedAt: confirmed ? this.clock.now() : null,
+      primary: false,
+    });
+    this.access?.userChanged(userId);
+    return added;
   }
 
   async listEmails(ctx: CallContext, userId: number): Promise<EmailRecord[]> {

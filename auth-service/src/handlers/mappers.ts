@@ -68,7 +68,11 @@ export const toEmail = (e: EmailRecord): authV1.Email => ({
   primary: e.primary,
 });
 
-export const toPrincipal = (p: TokenPrincipal): authV1.Principal => ({ ...p, scopes: [...p.scopes] });
+export const toPrincipal = (p: TokenPrincipal): authV1.Principal => ({
+  ...p,
+  scopes: [...p.scopes],
+  expiresAt: p.expiresAt ?? "",
+});
 
 export const toToken = (t: TokenRecord, now: Date, plain = ""): authV1.PersonalAccessToken => ({
   id: t.id,

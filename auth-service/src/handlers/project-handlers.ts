@@ -15,8 +15,7 @@ type ProjectKeys =
   | "setIntegrationKeyActive"
   | "resetIntegrationKey"
   | "deleteIntegrationKey"
-  | "resolveIntegrationEndpoint"
-  | "watchIntegrationKeys";
+  | "resolveIntegrationEndpoint";
 
 /** Projects, memberships and integration keys. */
 export function projectHandlers(u: UseCases): Pick<ServiceHandlers<Def>, ProjectKeys> {
@@ -42,25 +41,5 @@ export function projectHandlers(u: UseCases): Pick<ServiceHandlers<Def>, Project
       if (!kind) throw valueInvalid("kind");
       return toResolution(await u.keys.resolve(req.projectFullPath, kind, req.endpointIdentifier));
     },
-    watchIntegrationKeys: (_req, ctx, stream) =>
-      new Promise<void>((resolve) => {
-        let done = false;
-        let unsubscribe = () => {};
-        const finish = (end: boolean) => {
-          if (done) return;
-          done = true;
-          unsubscribe();
-          if (end) stream.end();
-          resolve();
-        };
-        unsubscribe = u.hub.subscribe(
-          (event) => stream.write({ ...event }),
-          () => finish(true),
-        );
-        // Tells the subscriber the subscription is in place: anything cached before may be stale.
-        stream.write({ projectId: 0, projectFullPath: "", all: true });
-        stream.onCancel(() => finish(false));
-        if (ctx.cancelled()) finish(false);
-      }),
   };
 }

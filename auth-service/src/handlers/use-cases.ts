@@ -1,4 +1,5 @@
 import type { Clock } from "@tocsin/core";
+import type { AccessEventHub } from "../domain/access-events.js";
 import type { GroupService } from "../domain/groups.js";
 import type { IntegrationKeyService } from "../domain/integration-keys.js";
 import type { KeyEventHub } from "../domain/key-events.js";
@@ -14,5 +15,7 @@ export interface UseCases {
   projects: ProjectService;
   keys: IntegrationKeyService;
   hub: KeyEventHub;
+  /** WatchAccessChanges. */
+  access: AccessEventHub;
   clock: Clock;
 }

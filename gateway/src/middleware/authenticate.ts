@@ -4,6 +4,7 @@ import type { GatewayDeps } from "../deps.js";
 import type { HttpPrincipal } from "../http/context.js";
 import { requestIdOf } from "../http/context.js";
 import { type HttpError, insufficientScopeError, invalidTokenError, toHttpError } from "../http-errors.js";
+import { createPrincipalCache } from "./principal-cache.js";
 
 const READ_METHODS = new Set(["GET", "HEAD"]);
 
@@ -19,18 +20,19 @@ export function tokenOf(req: Request): string | undefined {
 }
 
 /**
- * Resolves the token to a principal through auth-service and enforces the token's scope:
- * `read_api` may only read. Sets res.locals.principal.
+ * Resolves the token to a principal through auth-service (cached, see principal-cache.ts) and
+ * enforces the token's scope: `read_api` may only read. Sets res.locals.principal.
  */
 export function authenticate(deps: GatewayDeps) {
+  const cache = createPrincipalCache({ auth: deps.auth, logger: deps.logger });
+  deps.closers.push(() => cache.close());
   return async (req: Request, res: Response, next: NextFunction) => {
     const token = tokenOf(req);
     if (!token) return send(res, toHttpError(new AppError("UNAUTHENTICATED", "TOKEN_MISSING", "401 Unauthorized")));
     let principal: HttpPrincipal;
     try {
-      const answer = await deps.auth.authenticateToken({ token }, { requestId: requestIdOf(res) });
-      if (!answer.principal) throw new AppError("UNAUTHENTICATED", "TOKEN_INVALID", "401 Unauthorized");
-      principal = { ...answer.principal };
+      const p = await cache.authenticate(token, { requestId: requestIdOf(res) });
+      principal = { userId: p.userId, username: p.username, isAdmin: p.isAdmin, scopes: p.scopes, tokenId: p.tokenId };
     } catch (err) {
       return rejected(res, next, err);
     }

@@ -11,7 +11,14 @@ export const STUB_TOKENS = {
   revoked: "stub-revoked-token-0123456789",
 } as const;
 
-const principal = (scopes: string[]): authV1.Principal => ({ userId: 7, username: "alice", isAdmin: false, scopes, tokenId: 3 });
+const principal = (scopes: string[]): authV1.Principal => ({
+  userId: 7,
+  username: "alice",
+  isAdmin: false,
+  scopes,
+  tokenId: 3,
+  expiresAt: "",
+});
 
 export const STUB_USER: authV1.User = {
   id: 7,

@@ -1,4 +1,5 @@
 import type { CallContext, Logger } from "@tocsin/core";
+import { createWatchStream } from "@tocsin/grpc";
 import { authV1 } from "@tocsin/proto";
 import type { AuthClient } from "../deps.js";
 import type { EndpointKind } from "./match.js";
@@ -51,16 +52,22 @@ export function createEndpointCache(options: EndpointCacheOptions): EndpointCach
   const entries = new Map<string, Entry>();
   // Bumped by every invalidation, so that a lookup that raced a change is not cached.
   let generation = 0;
-  const watch = createWatch(options, {
-    up: () => {
+  const watch = createWatchStream<authV1.WatchIntegrationKeysResponse>({
+    open: () => auth.stream("watchIntegrationKeys", {}, { requestId: "gateway-endpoint-watch" }),
+    waitForReady: (ms) => auth.waitForReady(ms),
+    logger,
+    name: "webhook endpoint cache",
+    minBackoffMs: options.minBackoffMs,
+    maxBackoffMs: options.maxBackoffMs,
+    onUp: () => {
       generation++;
       entries.clear();
     },
-    down: () => {
+    onDown: () => {
       generation++;
       entries.clear();
     },
-    event: (e) => {
+    onEvent: (e) => {
       generation++;
       if (e.all) return entries.clear();
       const path = e.projectFullPath.toLowerCase();
@@ -98,79 +105,6 @@ export function createEndpointCache(options: EndpointCacheOptions): EndpointCach
       watch.close();
       entries.clear();
       logger.debug("endpoint cache closed");
-    },
-  };
-}
-
-interface WatchHandlers {
-  up(): void;
-  down(): void;
-  event(e: authV1.WatchIntegrationKeysResponse): void;
-}
-
-/** Keeps one WatchIntegrationKeys stream open, reconnecting with exponential backoff. */
-function createWatch(options: EndpointCacheOptions, on: WatchHandlers) {
-  const minBackoff = options.minBackoffMs ?? 250;
-  const maxBackoff = options.maxBackoffMs ?? 10_000;
-  let backoff = minBackoff;
-  let live = false;
-  let closed = false;
-  let timer: NodeJS.Timeout | undefined;
-  let call: ReturnType<EndpointCacheOptions["auth"]["stream"]> | undefined;
-  let warned = false;
-
-  const goLive = () => {
-    if (closed || live) return;
-    live = true;
-    backoff = minBackoff;
-    warned = false;
-    on.up();
-  };
-
-  const retry = (err?: Error) => {
-    if (closed) return;
-    if (!warned) options.logger.warn({ err: err?.message }, "integration key watch lost; endpoint cache off until it is back");
-    warned = true;
-    timer = setTimeout(() => void open(), backoff);
-    timer.unref();
-    backoff = Math.min(backoff * 2, maxBackoff);
-  };
-
-  const open = async () => {
-    if (closed) return;
-    try {
-      await options.auth.waitForReady(5_000);
-    } catch (err) {
-      return retry(err as Error);
-    }
-    if (closed) return;
-    const stream = options.auth.stream("watchIntegrationKeys", {}, { requestId: "gateway-endpoint-watch" });
-    call = stream;
-    stream.on("data", (e: authV1.WatchIntegrationKeysResponse) => {
-      goLive();
-      on.event(e);
-    });
-    const lost = (err?: Error) => {
-      if (call !== stream) return;
-      call = undefined;
-      if (live) on.down();
-      live = false;
-      retry(err);
-    };
-    stream.on("error", (err: Error) => lost(err));
-    stream.on("end", () => lost());
-  };
-  void open();
-
-  return {
-    live: () => live && !closed,
-    close() {
-      closed = true;
-      live = false;
-      if (timer) clearTimeout(timer);
-      const c = call;
-      call = undefined;
-      c?.cancel();
     },
   };
 }

@@ -4,3 +4,5 @@ export * from "./types.js";
 export * from "./server.js";
 export * from "./client.js";
 export * from "./health-client.js";
+export * from "./watch-stream.js";
+export * from "./watched-cache.js";

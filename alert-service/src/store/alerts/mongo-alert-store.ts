@@ -2,7 +2,7 @@ import type { Db, Filter } from "mongodb";
 import type { ActivityEntry, Alert, AlertStatus } from "../../domain/alerts/model.js";
 import type { AlertQuery, AlertStore, NewAlert } from "../../domain/alerts/ports.js";
 import { opApplied, openAlertExists, RESOLVED, severityCode, severityOf, statusCode, statusOf } from "./codes.js";
-import { activitySeq, COLLECTIONS, INSERT_RETRIES, isDuplicateKey, KeyedLock, nextNumber } from "./mongo-common.js";
+import { activitySeq, COLLECTIONS, INSERT_RETRIES, isDuplicateKey, KeyedLock, MongoSequences } from "./mongo-common.js";
 
 interface AlertDoc {
   _id: number;
@@ -76,7 +76,11 @@ const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 export class MongoAlertStore implements AlertStore {
   private readonly lock = new KeyedLock<number>();
-  constructor(private readonly db: Db) {}
+  private readonly sequences: MongoSequences;
+
+  constructor(private readonly db: Db) {
+    this.sequences = new MongoSequences(db);
+  }
   private get alerts() {
     return this.db.collection<AlertDoc>(COLLECTIONS.alerts);
   }
@@ -91,11 +95,11 @@ export class MongoAlertStore implements AlertStore {
     const wouldBeOpen = fingerprint !== null && status !== RESOLVED;
     for (let attempt = 0; attempt < INSERT_RETRIES; attempt++) {
       if (wouldBeOpen && (await this.findOpen(input.projectId, fingerprint))) throw openAlertExists();
-      const id = await nextNumber(this.alerts, "_id");
+      const id = await this.sequences.next("alerts");
       const doc: AlertDoc = {
         _id: id,
         project_id: input.projectId,
-        iid: await nextNumber(this.alerts, "iid", { project_id: input.projectId }),
+        iid: await this.sequences.next(`alerts:${input.projectId}`),
         integration_id: input.integrationId,
         title: a.title,
         description: a.description ?? "",

@@ -1,5 +1,7 @@
-export { KeyedLock } from "@tocsin/core";
-import type { Collection, Db, Document } from "mongodb";
+import { KeyedLock } from "@tocsin/core";
+import type { Collection, Db } from "mongodb";
+
+export { KeyedLock };
 
 export const COLLECTIONS = {
   alerts: "alerts",
@@ -8,6 +10,7 @@ export const COLLECTIONS = {
   settings: "alert_settings",
   idempotency: "ingest_idempotency",
   processedJobs: "processed_jobs",
+  counters: "counters",
 } as const;
 
 /**
@@ -20,21 +23,27 @@ export function isDuplicateKey(err: unknown): boolean {
 }
 
 /**
- * The next number after the highest `field` among documents matching `filter`. Callers insert
- * under a unique index and retry on conflict: unlike a `$inc` counter this stays correct on
- * FerretDB 1.x, which does not apply concurrent updates of one document atomically.
+ * Number sequences in a `counters` collection. `$inc` is atomic on MongoDB but not on FerretDB
+ * 1.x (an unlocked read-modify-write), so increments of one sequence are also serialised within
+ * this process. Inserts still go under unique indexes and retry on conflict, which covers
+ * several processes on MongoDB. (An earlier version took "highest + 1" with a sorted query:
+ * FerretDB's SQLite backend sorts in memory, which made every insert scan the collection.)
  */
-export async function nextNumber<T extends Document>(
-  col: Collection<T>,
-  field: string,
-  filter: Record<string, unknown> = {},
-): Promise<number> {
-  const [top] = await (col as unknown as Collection<Document>)
-    .find(filter, { projection: { [field]: 1 } })
-    .sort({ [field]: -1 })
-    .limit(1)
-    .toArray();
-  return ((top?.[field] as number | undefined) ?? 0) + 1;
+export class MongoSequences {
+  private static readonly locks = new KeyedLock();
+  private readonly col: Collection<{ _id: string; seq: number }>;
+
+  constructor(db: Db) {
+    this.col = db.collection<{ _id: string; seq: number }>(COLLECTIONS.counters);
+  }
+
+  next(name: string): Promise<number> {
+    return MongoSequences.locks.run(`${this.col.dbName}:${name}`, async () => {
+      const doc = await this.col.findOneAndUpdate({ _id: name }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: "after" });
+      if (!doc) throw new Error(`sequence ${name} did not answer`);
+      return doc.seq;
+    });
+  }
 }
 
 /** How often an insert retries after losing a number to a concurrent insert. */

@@ -8,7 +8,7 @@ import {
 } from "../../domain/alerts/model.js";
 import type { IncidentStore, IngestAnswer, OpenIncident, RequestLog } from "../../domain/alerts/ports.js";
 import { severityCode, severityOf } from "./codes.js";
-import { COLLECTIONS, INSERT_RETRIES, isDuplicateKey, nextNumber } from "./mongo-common.js";
+import { COLLECTIONS, INSERT_RETRIES, isDuplicateKey, MongoSequences } from "./mongo-common.js";
 
 interface IncidentDoc {
   _id: number;
@@ -60,7 +60,11 @@ const FIELDS: Record<keyof AlertSettings, keyof Omit<SettingsDoc, "_id" | "updat
 };
 
 export class MongoIncidentStore implements IncidentStore {
-  constructor(private readonly db: Db) {}
+  private readonly sequences: MongoSequences;
+
+  constructor(private readonly db: Db) {
+    this.sequences = new MongoSequences(db);
+  }
   private get incidents() {
     return this.db.collection<IncidentDoc>(COLLECTIONS.incidents);
   }
@@ -72,9 +76,9 @@ export class MongoIncidentStore implements IncidentStore {
     for (let attempt = 0; attempt < INSERT_RETRIES; attempt++) {
       const existing = await this.getByAlert(input.alertId);
       if (existing) return { incident: existing, created: false };
-      const iid = await nextNumber(this.incidents, "iid", { project_id: input.projectId });
+      const iid = await this.sequences.next(`incidents:${input.projectId}`);
       const doc: IncidentDoc = {
-        _id: await nextNumber(this.incidents, "_id"),
+        _id: await this.sequences.next("incidents"),
         project_id: input.projectId,
         iid,
         alert_id: input.alertId,

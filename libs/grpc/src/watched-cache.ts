@@ -1,0 +1,95 @@
+import { createWatchStream, type WatchStreamOptions } from "./watch-stream.js";
+
+/** What a change event makes stale: everything, the entries tagged with one of these numbers, or nothing. */
+export type Staleness = "all" | ReadonlySet<number> | undefined;
+
+export interface WatchedCacheOptions<M> extends Omit<WatchStreamOptions<M>, "onUp" | "onDown" | "onEvent"> {
+  /** How long an answer is reused at most. */
+  ttlMs?: number;
+  /** Most answers kept; the least recently used go first. */
+  maxEntries?: number;
+  now?: () => number;
+  staleOn(message: M): Staleness;
+}
+
+export interface CacheOptions<T> {
+  /** Number an event names to drop this answer (a token id, a user id). */
+  tag(value: T): number;
+  /** Epoch ms from which the answer must not be reused (e.g. the token's expiry). */
+  notAfter?(value: T): number;
+}
+
+export interface WatchedCache {
+  /**
+   * The cached answer for `key`, or `load()`'s, which is kept only if it succeeded, the watch is
+   * live, and no change event arrived while it loaded. Failures are never cached.
+   */
+  get<T>(key: string, load: () => Promise<T>, options: CacheOptions<T>): Promise<T>;
+  /** True while the change stream is up (answers are cached only then). */
+  live(): boolean;
+  size(): number;
+  close(): void;
+}
+
+interface Entry {
+  value: unknown;
+  tag: number;
+  expiresAt: number;
+}
+
+/**
+ * A bounded LRU of positive answers, each for at most `ttlMs`, kept coherent by a change stream:
+ * its events drop the answers they make stale, and nothing is cached while it is down.
+ */
+export function createWatchedCache<M>(options: WatchedCacheOptions<M>): WatchedCache {
+  const ttlMs = options.ttlMs ?? 30_000;
+  const maxEntries = options.maxEntries ?? 10_000;
+  const now = options.now ?? Date.now;
+  const entries = new Map<string, Entry>();
+  // Bumped by every event, so that an answer loaded across a change is not kept.
+  let generation = 0;
+  const reset = () => {
+    generation++;
+    entries.clear();
+  };
+  const watch = createWatchStream<M>({
+    ...options,
+    onUp: reset,
+    onDown: reset,
+    onEvent(message) {
+      generation++;
+      const stale = options.staleOn(message);
+      if (stale === "all") return entries.clear();
+      if (!stale || stale.size === 0) return;
+      for (const [key, entry] of entries) if (stale.has(entry.tag)) entries.delete(key);
+    },
+  });
+
+  return {
+    async get<T>(key: string, load: () => Promise<T>, opts: CacheOptions<T>): Promise<T> {
+      const hit = entries.get(key);
+      if (hit && hit.expiresAt > now() && watch.live()) {
+        entries.delete(key);
+        entries.set(key, hit);
+        return hit.value as T;
+      }
+      if (hit) entries.delete(key);
+      const startedAt = generation;
+      const value = await load();
+      if (!watch.live() || startedAt !== generation) return value;
+      const at = now();
+      const expiresAt = Math.min(at + ttlMs, opts.notAfter?.(value) ?? Number.POSITIVE_INFINITY);
+      if (expiresAt <= at) return value;
+      entries.delete(key);
+      entries.set(key, { value, tag: opts.tag(value), expiresAt });
+      while (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
+      return value;
+    },
+    live: () => watch.live(),
+    size: () => entries.size,
+    close() {
+      watch.close();
+      entries.clear();
+    },
+  };
+}
