@@ -149,7 +149,7 @@ describe("resolveRecipients over a store and a directory", () => {
     expect(missing).toMatchObject({ code: "NOT_FOUND", message: "404 Project Not Found" });
   });
 
-  it("resolves 1,000 members under a 5-level chain in one store read, well under 50 ms", async () => {
+  it("resolves 1,000 members under a 5-level chain with one batched store read", async () => {
     const chain = [5, 4, 3, 2, 1];
     dir.addProject(100, "a/b/c/d/e/app", chain, []);
     const members = Array.from({ length: 1000 }, (_, i) => ({ userId: i + 1, email: `m${i + 1}@example.com` }));
@@ -171,15 +171,13 @@ describe("resolveRecipients over a store and a directory", () => {
       { projectId: 100, event: "new_note", participantUserIds: [], mentionedUserIds: [] },
       { requestId: "w" },
     );
-    const t0 = performance.now();
     const r = await resolveRecipients(
       { store: counting as never, directory: dir },
       { projectId: 100, event: "new_note", participantUserIds: [1, 2, 3], mentionedUserIds: [4] },
       { requestId: "t" },
     );
-    const ms = performance.now() - t0;
+    // One batched read for the whole candidate set, whatever its size (speed is measured in bench/).
     expect(reads).toBe(2);
-    expect(ms).toBeLessThan(50);
     // watch (200) + custom with new_note (200) + participants/mentioned at participating-by-global (global level users 5,10,...: none involved) + user 4 (mention level, mentioned)
     expect(r.filter((x) => x.reason === "watch")).toHaveLength(200);
     expect(r.filter((x) => x.reason === "custom")).toHaveLength(200);
