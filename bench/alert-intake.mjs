@@ -7,14 +7,16 @@
 //   --connections N   autocannon connections for max-throughput runs (default 10)
 //   --rate N          offered alerts/s of the fixed-rate run and the soak (default 1000)
 //   --rate-duration S seconds of the fixed-rate run (default 20; --full: 60)
-//   --soak S          seconds of the memory soak at --rate (default 60; --full: 300; 0 = skip)
+//   --soak S          seconds of the memory soak (default 60; --full: 300; 0 = skip), at --rate, or at
+//                     the sustainable rate (half the measured max) when --rate is past capacity
 //   --queues LIST     redis,local (default redis): BullMQ on a private redis-server, in-process queue
 //   --profile         run gateway and alert-service with --cpu-prof (profiles in bench/results/)
-//   --json FILE       also write every figure as JSON
+//   --json FILE       where to write every figure as JSON (default bench/results/alert-intake-<date>.json)
 //   --quiet-wait S    before each phase, wait at most S s for the machine to be idle (default 60)
 //   --smoke           only boot, seed and check that one alert goes end to end (exit 0 if so)
 // Each service runs in its own process from its build (`node <svc>/dist/main.js`), as `npm start`
-// does; autocannon, the probes and this script share a third process. 127.0.0.1 only.
+// does; autocannon, the paced generator, the probes and this script share one more process.
+// Every loop is bounded in count and time; every target is 127.0.0.1.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";

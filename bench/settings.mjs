@@ -3,14 +3,16 @@
 // plain node:http server answering the same JSON, in the same run; a fixed-rate run at 500 req/s
 // for p99; and ResolveRecipients for 1,000 members under a 5-level group chain (over gRPC).
 //
-// Usage: npm run build && node bench/settings.mjs [--duration 10] [--connections 10]
+// Usage: npm run build && node bench/settings.mjs [--duration 20] [--runs 3] [--connections 10]
+//        [--only-http] [--cpu-prof DIR]
+// --only-http skips the ResolveRecipients part; --cpu-prof writes the gateway's CPU profile to DIR.
 // The script boots auth-service, settings-service and the gateway itself from the built dist
 // packages (`@tocsin/*` start functions), each in its own child process (as in production, and
 // so that autocannon does not share their event loop), with SQLite stores in a temporary folder.
 import { fork } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
@@ -56,8 +58,9 @@ function stopChild(proc) {
   });
 }
 
-function child(role, env) {
+function child(role, env, execArgv = []) {
   const proc = fork(new URL(import.meta.url).pathname, ["--serve", role], {
+    execArgv,
     env: { ...process.env, BENCH_ENV: JSON.stringify({ LOG_LEVEL: "warn", ...env }) },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
@@ -176,6 +179,8 @@ async function main() {
       duration: { type: "string", default: "20" },
       connections: { type: "string", default: "10" },
       runs: { type: "string", default: "3" },
+      "only-http": { type: "boolean", default: false },
+      "cpu-prof": { type: "string" },
     },
   });
   const duration = Number(values.duration);
@@ -194,13 +199,18 @@ async function main() {
       DATA_DIR: join(dir, "settings"),
     });
     procs.push(settings);
-    const gateway = await child("gateway", {
-      ...base,
-      PORT: "0",
-      AUTH_SERVICE_ADDR: auth.address,
-      SETTINGS_SERVICE_ADDR: settings.address,
-      ALERT_SERVICE_ADDR: "127.0.0.1:1",
-    });
+    const profile = values["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${values["cpu-prof"]}`] : [];
+    const gateway = await child(
+      "gateway",
+      {
+        ...base,
+        PORT: "0",
+        AUTH_SERVICE_ADDR: auth.address,
+        SETTINGS_SERVICE_ADDR: settings.address,
+        ALERT_SERVICE_ADDR: "127.0.0.1:1",
+      },
+      profile,
+    );
     procs.push(gateway);
     const url = gateway.address;
 
@@ -213,8 +223,9 @@ async function main() {
     const headers = { "PRIVATE-TOKEN": token, "content-type": "application/json" };
     const putBody = JSON.stringify({ level: "custom", new_note: true, failed_pipeline: false });
     const common = { connections, duration, headers };
+    const load = () => loadavg().map((l) => l.toFixed(2)).join(" ");
     console.log(
-      `# settings benchmark: ${connections} connections, ${runs} × ${duration} s per row (medians), node ${process.version}`,
+      `# settings benchmark: ${connections} connections, ${runs} × ${duration} s per row (medians), node ${process.version}, load average ${load()}`,
     );
     const results = {
       "baseline GET": await measure({ ...common, url: `${baseline.address}${path}` }, runs),
@@ -232,6 +243,8 @@ async function main() {
     console.log(
       `GET ratio gateway/baseline: ${ratio("gateway GET", "baseline GET")}; PUT ratio: ${ratio("gateway PUT", "baseline PUT")}`,
     );
+    console.log(`# load average after the HTTP rows: ${load()}`);
+    if (values["only-http"]) return;
 
     console.log("# seeding 1,000 members under a 5-level chain ...");
     const chain = await seedChain(url, settings.address);
