@@ -5,7 +5,8 @@
 //
 // Usage: npm run build && node bench/settings.mjs [--duration 20] [--runs 3] [--connections 10]
 //        [--only-http] [--cpu-prof DIR]
-// --only-http skips the ResolveRecipients part; --cpu-prof writes the gateway's CPU profile to DIR.
+// --only-http skips the ResolveRecipients part; --cpu-prof writes a CPU profile of each service
+// (auth, settings, gateway) to DIR.
 // The script boots auth-service, settings-service and the gateway itself from the built dist
 // packages (`@tocsin/*` start functions), each in its own child process (as in production, and
 // so that autocannon does not share their event loop), with SQLite stores in a temporary folder.
@@ -189,17 +190,16 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), "tocsin-bench-"));
   const base = { ADMIN_TOKEN, SECRET_KEY: "bench-secret-key-0123456789abcdef" };
   const procs = [];
+  const profile = values["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${values["cpu-prof"]}`] : [];
   try {
-    const auth = await child("auth", { ...base, AUTH_SERVICE_ADDR: "127.0.0.1:0", DATA_DIR: join(dir, "auth") });
+    const auth = await child("auth", { ...base, AUTH_SERVICE_ADDR: "127.0.0.1:0", DATA_DIR: join(dir, "auth") }, profile);
     procs.push(auth);
-    const settings = await child("settings", {
-      ...base,
-      AUTH_SERVICE_ADDR: auth.address,
-      SETTINGS_SERVICE_ADDR: "127.0.0.1:0",
-      DATA_DIR: join(dir, "settings"),
-    });
+    const settings = await child(
+      "settings",
+      { ...base, AUTH_SERVICE_ADDR: auth.address, SETTINGS_SERVICE_ADDR: "127.0.0.1:0", DATA_DIR: join(dir, "settings") },
+      profile,
+    );
     procs.push(settings);
-    const profile = values["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${values["cpu-prof"]}`] : [];
     const gateway = await child(
       "gateway",
       {
@@ -223,7 +223,10 @@ async function main() {
     const headers = { "PRIVATE-TOKEN": token, "content-type": "application/json" };
     const putBody = JSON.stringify({ level: "custom", new_note: true, failed_pipeline: false });
     const common = { connections, duration, headers };
-    const load = () => loadavg().map((l) => l.toFixed(2)).join(" ");
+    const load = () =>
+      loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ");
     console.log(
       `# settings benchmark: ${connections} connections, ${runs} × ${duration} s per row (medians), node ${process.version}, load average ${load()}`,
     );

@@ -55,11 +55,14 @@ export function createCachedDirectory(inner: Directory, options: CachedDirectory
 
   return {
     getProject: (idOrPath, viewerId, requestId) =>
-      cache.get(`project\0${viewerKey(viewerId)}\0${idOrPath}`, () => inner.getProject(idOrPath, viewerId, requestId), forUser(viewerId)),
+      cache.get(
+        `project\0${viewerKey(viewerId)}\0${idOrPath}`,
+        () => inner.getProject(idOrPath, viewerId, requestId),
+        forUser(viewerId),
+      ),
     getGroup: (idOrPath, viewerId, requestId) =>
       cache.get(`group\0${viewerId}\0${idOrPath}`, () => inner.getGroup(idOrPath, viewerId, requestId), forUser(viewerId)),
-    listEmails: (userId, requestId) =>
-      cache.get(`emails\0${userId}`, () => inner.listEmails(userId, requestId), forUser(userId)),
+    listEmails: (userId, requestId) => cache.get(`emails\0${userId}`, () => inner.listEmails(userId, requestId), forUser(userId)),
     listUserGroups: (userId, requestId) =>
       cache.get(`groups\0${userId}`, () => inner.listUserGroups(userId, requestId), forUser(userId)),
     listProjectMembers: (projectId, requestId) => inner.listProjectMembers(projectId, requestId),
