@@ -26,6 +26,14 @@ export interface BullmqQueueOptions {
 /** BullMQ refuses `:` in custom ids. */
 const bullId = (id: string) => id.replaceAll(":", "_");
 
+const jobOptions = (job: QueuedJob) => ({
+  jobId: bullId(job.id),
+  attempts: MAX_ATTEMPTS,
+  backoff: { type: "exponential", delay: backoffMs(1) },
+  removeOnComplete: { age: 3600, count: 100_000 },
+  removeOnFail: { age: 86_400 },
+});
+
 /**
  * BullMQ backend: one queue per lane, each with one worker of concurrency 1, so a lane's jobs
  * run in order. The producer connection fails fast (no offline queue, one retry) so that an
@@ -72,19 +80,26 @@ export class BullmqJobQueue implements JobQueue {
   }
 
   async add(job: QueuedJob): Promise<void> {
-    const queue = this.queues[job.lane];
-    if (!queue) throw new Error(`no lane ${job.lane}`);
+    return this.addBulk([job]);
+  }
+
+  /**
+   * One `Queue.addBulk` per lane (a MULTI: the lane's jobs are stored atomically and in order),
+   * the lanes concurrently; resolves once Redis acknowledged every job.
+   */
+  async addBulk(jobs: QueuedJob[]): Promise<void> {
+    const byLane = new Map<number, QueuedJob[]>();
+    for (const job of jobs) {
+      if (!this.queues[job.lane]) throw new Error(`no lane ${job.lane}`);
+      const list = byLane.get(job.lane);
+      if (list) list.push(job);
+      else byLane.set(job.lane, [job]);
+    }
+    const adds = [...byLane].map(([lane, list]) =>
+      (this.queues[lane] as Queue).addBulk(list.map((job) => ({ name: job.name, data: job.data, opts: jobOptions(job) }))),
+    );
     try {
-      await withTimeout(
-        queue.add(job.name, job.data, {
-          jobId: bullId(job.id),
-          attempts: MAX_ATTEMPTS,
-          backoff: { type: "exponential", delay: backoffMs(1) },
-          removeOnComplete: { age: 3600, count: 100_000 },
-          removeOnFail: { age: 86_400 },
-        }),
-        this.opts.addTimeoutMs ?? 1500,
-      );
+      await withTimeout(Promise.all(adds), this.opts.addTimeoutMs ?? 1500);
     } catch (err) {
       throw unavailable("QUEUE_UNAVAILABLE", "The alert queue is unavailable, try again later", err, 5);
     }

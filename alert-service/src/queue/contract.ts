@@ -82,6 +82,32 @@ export function describeJobQueueContract(name: string, makeFixture: () => Promis
       expect(maxActiveOverall).toBe(2);
     });
 
+    it("adds jobs in bulk: per-lane order kept, known ids skipped", async () => {
+      const q = await setup();
+      const seen: Record<number, number[]> = {};
+      let runs = 0;
+      await q.start(async (job: RunningJob) => {
+        const { lane, n } = job.data as { lane: number; n: number };
+        runs++;
+        await sleep(Math.random() * 3);
+        seen[lane] = [...(seen[lane] ?? []), n];
+      });
+      const known = uid("bulk-known");
+      await q.add({ id: known, name: "n", lane: 2, data: { lane: 2, n: -1 } });
+      const jobs = Array.from({ length: 40 }, (_, i) => {
+        const lane = i % 3 === 0 ? 3 : 2;
+        return { id: uid(`bulk-${lane}-${i}`), name: "n", lane, data: { lane, n: i } };
+      });
+      await q.addBulk([...jobs, { id: known, name: "n", lane: 2, data: { lane: 2, n: 99 } }]);
+      await q.addBulk([]);
+      for (const job of jobs) expect((await q.waitFor(job.id, job.lane, 10_000))?.state).toBe("completed");
+      const inLane = (lane: number) => jobs.filter((j) => j.lane === lane).map((j) => j.data.n);
+      expect(seen[2]).toEqual([-1, ...inLane(2)]);
+      expect(seen[3]).toEqual(inLane(3));
+      await sleep(100);
+      expect(runs).toBe(41);
+    });
+
     it("retries a failing job, and fails an unrecoverable one at once", async () => {
       const q = await setup();
       const attempts: Record<string, number> = {};

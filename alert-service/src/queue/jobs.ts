@@ -60,13 +60,16 @@ export function laneOf(laneKey: string, lanes = DEFAULT_LANES): number {
 export function createAlertJobs(queue: JobQueue, lanes = DEFAULT_LANES): AlertJobs {
   const laneOfJob = new Map<string, number>();
   return {
-    async enqueueAlert(job: ProcessAlertJob) {
-      const lane = laneOf(laneKeyOf(job.projectId, job.alert.fingerprint, job.requestId), lanes);
-      laneOfJob.set(job.jobId, lane);
+    async enqueueAlerts(jobs: ProcessAlertJob[]) {
+      const queued = jobs.map((job) => {
+        const lane = laneOf(laneKeyOf(job.projectId, job.alert.fingerprint, job.requestId), lanes);
+        laneOfJob.set(job.jobId, lane);
+        return { id: job.jobId, name: JOB_NAMES.processAlert, lane, data: job };
+      });
       try {
-        await queue.add({ id: job.jobId, name: JOB_NAMES.processAlert, lane, data: job });
+        await queue.addBulk(queued);
       } catch (err) {
-        laneOfJob.delete(job.jobId);
+        for (const job of jobs) laneOfJob.delete(job.jobId);
         throw AppError.is(err) ? err : unavailable("QUEUE_UNAVAILABLE", "The alert queue is unavailable", err, 5);
       }
     },

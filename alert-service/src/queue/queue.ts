@@ -32,6 +32,12 @@ export interface QueueCounts {
 export interface JobQueue {
   /** Resolves once the job is durably stored. Throws AppError UNAVAILABLE (QUEUE_UNAVAILABLE) otherwise. */
   add(job: QueuedJob): Promise<void>;
+  /**
+   * Adds several jobs at once (one transaction or one round of commands), each as `add` would;
+   * jobs of one lane are stored, and run, in array order. Resolves once every job is durably
+   * stored; throws like `add` otherwise.
+   */
+  addBulk(jobs: QueuedJob[]): Promise<void>;
   /** Starts the workers. */
   start(run: JobRunner): Promise<void>;
   /** The job's end, or undefined when it has not ended within `timeoutMs`. */

@@ -2,7 +2,7 @@ import { AppError, type CallContext, type Clock, invalidArgument, notFound } fro
 import type { IntegrationDirectory, IntegrationRuntime, ProjectAccess, Tier } from "../types.js";
 import type { AlertOutcome, NormalizedAlert } from "./model.js";
 import { normalizeGeneric } from "./normalize.js";
-import { type AlertJobs, type AlertsStores, alertJobId, laneKeyOf } from "./ports.js";
+import { type AlertJobs, type AlertsStores, alertJobId } from "./ports.js";
 import { normalizeAlertmanager } from "./prometheus.js";
 
 export const MAX_WAIT_MS = 10_000;
@@ -57,10 +57,9 @@ export function alertsOf(
 }
 
 /**
- * Enqueues one job per alert. Alerts with the same ordering key (fingerprint) are added one
- * after the other, in payload order; different keys are added concurrently, so a batch of N
- * distinct alerts costs one queue round (one group commit) instead of N. Processing order only
- * matters per fingerprint: the lanes keep it.
+ * Enqueues one job per alert, all in one queue call (one group commit, or one round of Redis
+ * commands per lane). The queue keeps array order within a lane, so alerts with the same
+ * ordering key (fingerprint) are processed in payload order.
  */
 export async function enqueueAll(
   deps: IngestDeps,
@@ -69,30 +68,17 @@ export async function enqueueAll(
   alerts: NormalizedAlert[],
   ctx: CallContext,
 ) {
-  const jobIds = alerts.map((_, index) => alertJobId(requestId, index));
-  const chains = new Map<string, number[]>();
-  for (const [index, alert] of alerts.entries()) {
-    const key = laneKeyOf(integration.projectId, alert.fingerprint, requestId);
-    const chain = chains.get(key);
-    if (chain) chain.push(index);
-    else chains.set(key, [index]);
-  }
-  const addChain = async (indexes: number[]) => {
-    for (const index of indexes) {
-      await deps.jobs.enqueueAlert({
-        jobId: jobIds[index] as string,
-        requestId,
-        projectId: integration.projectId,
-        integrationId: integration.id,
-        alert: alerts[index] as NormalizedAlert,
-        log: { ingestRequestId: ctx.requestId },
-      });
-    }
-  };
-  const results = await Promise.allSettled([...chains.values()].map(addChain));
-  const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
-  if (failed) throw failed.reason;
-  return jobIds;
+  const log = { ingestRequestId: ctx.requestId };
+  const jobs = alerts.map((alert, index) => ({
+    jobId: alertJobId(requestId, index),
+    requestId,
+    projectId: integration.projectId,
+    integrationId: integration.id,
+    alert,
+    log,
+  }));
+  await deps.jobs.enqueueAlerts(jobs);
+  return jobs.map((job) => job.jobId);
 }
 
 /** Waits for every job until one shared deadline; undefined if any did not finish. */

@@ -162,7 +162,8 @@ export interface QueueStats {
  * Errors: UNAVAILABLE (QUEUE_UNAVAILABLE, retryAfterSeconds) when the queue cannot take a job.
  */
 export interface AlertJobs {
-  enqueueAlert(job: ProcessAlertJob): Promise<void>;
+  /** Enqueues a request's alerts at once; alerts of one lane key are queued in array order. */
+  enqueueAlerts(jobs: ProcessAlertJob[]): Promise<void>;
   enqueueIncident(job: IncidentJob): Promise<void>;
   /** The outcome of a process-alert job once it finished, or undefined after `timeoutMs`. */
   waitFor(jobId: string, timeoutMs: number): Promise<AlertOutcome | undefined>;

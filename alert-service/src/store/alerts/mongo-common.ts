@@ -64,6 +64,11 @@ export async function ensureAlertIndexes(db: Db): Promise<void> {
   await alerts.createIndex({ applied_ops: 1 }, { name: "applied_ops" });
   await alerts.createIndex({ project_id: 1, created_at: -1 }, { name: "project_created" });
   await alerts.createIndex({ project_id: 1, iid: -1 }, { name: "project_iid_desc" });
+  // The alerts list: its orders end with `_id` (ties), and severity's direction is inverted.
+  await alerts.createIndex({ project_id: 1, created_at: -1, _id: -1 }, { name: "project_created_id" });
+  await alerts.createIndex({ project_id: 1, status: 1, created_at: -1, _id: -1 }, { name: "project_status_created_id" });
+  await alerts.createIndex({ project_id: 1, started_at: -1, _id: -1 }, { name: "project_started_id" });
+  await alerts.createIndex({ project_id: 1, severity: 1, _id: -1 }, { name: "project_severity_id" });
   await db.collection(COLLECTIONS.activity).createIndex({ alert_id: 1, seq: 1 }, { name: "alert_seq" });
   const incidents = db.collection(COLLECTIONS.incidents);
   await incidents.createIndex({ project_id: 1, iid: 1 }, { unique: true, name: "project_iid" });

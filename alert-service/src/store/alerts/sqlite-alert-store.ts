@@ -1,6 +1,7 @@
 import type { Database } from "better-sqlite3";
 import type { ActivityEntry, Alert, AlertStatus } from "../../domain/alerts/model.js";
 import type { AlertQuery, AlertStore, NewAlert } from "../../domain/alerts/ports.js";
+import { prepared } from "../sqlite-statements.js";
 import { opApplied, openAlertExists, RESOLVED, severityCode, severityOf, statusCode, statusOf } from "./codes.js";
 import { isUniqueViolation, nextCounter } from "./sqlite-schema.js";
 
@@ -64,50 +65,64 @@ function orderSql(q: AlertQuery): string {
 }
 
 export class SqliteAlertStore implements AlertStore {
-  constructor(private readonly db: Database) {}
+  /** Transactions built once (`db.transaction` wraps a function; building it per call costs). */
+  private readonly insertTx: (input: NewAlert) => AlertRow;
+  private readonly applyOpTx: (alertId: number, opKey: string, at: number, sql: string, args: unknown[]) => AlertRow | undefined;
+
+  constructor(private readonly db: Database) {
+    this.insertTx = db.transaction((input: NewAlert) => this.insertNow(input));
+    this.applyOpTx = db.transaction((alertId: number, opKey: string, at: number, sql: string, args: unknown[]) => {
+      if (prepared(this.db, "SELECT 1 FROM alert_ops WHERE op = ?").get(opKey)) return undefined;
+      const row = prepared(this.db, `${sql} RETURNING *`).get(...args) as AlertRow | undefined;
+      if (!row) return undefined;
+      prepared(this.db, "INSERT INTO alert_ops (op, alert_id, at) VALUES (?, ?, ?)").run(opKey, alertId, at);
+      return row;
+    });
+  }
 
   private row(sql: string, ...args: unknown[]): Alert | undefined {
-    const r = this.db.prepare(sql).get(...args) as AlertRow | undefined;
+    const r = prepared(this.db, sql).get(...args) as AlertRow | undefined;
     return r ? toAlert(r) : undefined;
   }
 
-  async create(input: NewAlert): Promise<Alert> {
+  /** The insert and its op record; run inside `insertTx`. */
+  private insertNow(input: NewAlert): AlertRow {
     const a = input.alert;
     const at = input.at.getTime();
-    const insert = this.db.transaction(() => {
-      const iid = nextCounter(this.db, `alert_iid:${input.projectId}`);
-      const endedAt = input.status === "resolved" ? Date.parse(a.endedAt ?? input.at.toISOString()) : null;
-      const { lastInsertRowid } = this.db
-        .prepare(
-          `INSERT INTO alerts (project_id, iid, integration_id, title, description, severity, status, service,
-             monitoring_tool, hosts, events, fingerprint, started_at, ended_at, environment_name, payload, create_op,
-             created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,1,?,?,?,?,?,?,?,?)`,
-        )
-        .run(
-          input.projectId,
-          iid,
-          input.integrationId,
-          a.title,
-          a.description ?? "",
-          severityCode(a.severity),
-          statusCode(input.status),
-          a.service ?? "",
-          a.monitoringTool ?? "",
-          JSON.stringify(a.hosts),
-          a.fingerprint ?? null,
-          Date.parse(a.startedAt),
-          endedAt,
-          a.environmentName ?? "",
-          JSON.stringify(a.payload),
-          input.opKey,
-          at,
-          at,
-        );
-      this.db.prepare("INSERT INTO alert_ops (op, alert_id, at) VALUES (?, ?, ?)").run(input.opKey, lastInsertRowid, at);
-      return Number(lastInsertRowid);
-    });
+    const iid = nextCounter(this.db, `alert_iid:${input.projectId}`);
+    const endedAt = input.status === "resolved" ? Date.parse(a.endedAt ?? input.at.toISOString()) : null;
+    const row = prepared(
+      this.db,
+      `INSERT INTO alerts (project_id, iid, integration_id, title, description, severity, status, service,
+         monitoring_tool, hosts, events, fingerprint, started_at, ended_at, environment_name, payload, create_op,
+         created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,1,?,?,?,?,?,?,?,?) RETURNING *`,
+    ).get(
+      input.projectId,
+      iid,
+      input.integrationId,
+      a.title,
+      a.description ?? "",
+      severityCode(a.severity),
+      statusCode(input.status),
+      a.service ?? "",
+      a.monitoringTool ?? "",
+      JSON.stringify(a.hosts),
+      a.fingerprint ?? null,
+      Date.parse(a.startedAt),
+      endedAt,
+      a.environmentName ?? "",
+      JSON.stringify(a.payload),
+      input.opKey,
+      at,
+      at,
+    ) as AlertRow;
+    prepared(this.db, "INSERT INTO alert_ops (op, alert_id, at) VALUES (?, ?, ?)").run(input.opKey, row.id, at);
+    return row;
+  }
+
+  async create(input: NewAlert): Promise<Alert> {
     try {
-      return this.row("SELECT * FROM alerts WHERE id = ?", insert()) as Alert;
+      return toAlert(this.insertTx(input));
     } catch (err) {
       if (isUniqueViolation(err, "alerts.create_op") || isUniqueViolation(err, "alert_ops.op")) throw opApplied();
       if (isUniqueViolation(err, "alerts.project_id, alerts.fingerprint")) throw openAlertExists();
@@ -131,21 +146,14 @@ export class SqliteAlertStore implements AlertStore {
       projectId,
     );
     if (!alert) return undefined;
-    const created = this.db.prepare("SELECT 1 FROM alerts WHERE id = ? AND create_op = ?").get(alert.id, opKey) !== undefined;
+    const created = prepared(this.db, "SELECT 1 FROM alerts WHERE id = ? AND create_op = ?").get(alert.id, opKey) !== undefined;
     return { alert, created };
   }
 
-  /** Runs `change` with the op recorded in the same transaction; undefined if nothing changed. */
+  /** Runs the UPDATE `sql` with the op recorded in the same transaction; undefined if nothing changed. */
   private applyOp(alertId: number, opKey: string, at: Date, sql: string, args: unknown[]): Alert | undefined {
-    const tx = this.db.transaction(() => {
-      const done = this.db.prepare("SELECT 1 FROM alert_ops WHERE op = ?").get(opKey);
-      if (done) return false;
-      const { changes } = this.db.prepare(sql).run(...args);
-      if (changes === 0) return false;
-      this.db.prepare("INSERT INTO alert_ops (op, alert_id, at) VALUES (?, ?, ?)").run(opKey, alertId, at.getTime());
-      return true;
-    });
-    return tx() ? this.row("SELECT * FROM alerts WHERE id = ?", alertId) : undefined;
+    const row = this.applyOpTx(alertId, opKey, at.getTime(), sql, args);
+    return row ? toAlert(row) : undefined;
   }
 
   async registerEvent(alertId: number, opKey: string, at: Date) {
@@ -170,9 +178,12 @@ export class SqliteAlertStore implements AlertStore {
 
   async setStatus(alertId: number, status: AlertStatus, endedAt: Date | undefined, at: Date): Promise<Alert> {
     try {
-      this.db
-        .prepare("UPDATE alerts SET status = ?, ended_at = ?, updated_at = ? WHERE id = ?")
-        .run(statusCode(status), endedAt ? endedAt.getTime() : null, at.getTime(), alertId);
+      prepared(this.db, "UPDATE alerts SET status = ?, ended_at = ?, updated_at = ? WHERE id = ?").run(
+        statusCode(status),
+        endedAt ? endedAt.getTime() : null,
+        at.getTime(),
+        alertId,
+      );
     } catch (err) {
       if (isUniqueViolation(err)) throw openAlertExists();
       throw err;
@@ -181,7 +192,7 @@ export class SqliteAlertStore implements AlertStore {
   }
 
   async linkIncident(alertId: number, incidentIid: number, at: Date) {
-    this.db.prepare("UPDATE alerts SET incident_iid = ?, updated_at = ? WHERE id = ?").run(incidentIid, at.getTime(), alertId);
+    prepared(this.db, "UPDATE alerts SET incident_iid = ?, updated_at = ? WHERE id = ?").run(incidentIid, at.getTime(), alertId);
   }
 
   async get(projectId: number, iid: number) {
@@ -203,29 +214,35 @@ export class SqliteAlertStore implements AlertStore {
       const like = `%${q.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       where.push(
         "(" +
-          ["title", "description", "service", "monitoring_tool", "hosts"]
-            .map((c) => `lower(${c}) LIKE ? ESCAPE '\\'`)
-            .join(" OR ") +
+          ["title", "description", "service", "monitoring_tool", "hosts"].map((c) => `${c} LIKE ? ESCAPE '\\'`).join(" OR ") +
           ")",
       );
       args.push(like, like, like, like, like);
     }
     const clause = where.join(" AND ");
-    const { n } = this.db.prepare(`SELECT COUNT(*) AS n FROM alerts WHERE ${clause}`).get(...args) as { n: number };
-    const rows = this.db
-      .prepare(`SELECT * FROM alerts WHERE ${clause} ORDER BY ${orderSql(q)} LIMIT ? OFFSET ?`)
-      .all(...args, q.limit, q.offset) as AlertRow[];
+    // A search reads every row of the project: walk them in insertion (rowid) order, which the
+    // planner, without statistics, does not know is much cheaper than another index's order.
+    const hint = q.search ? ` INDEXED BY ${q.status ? "alerts_project_status_created" : "alerts_project_created"}` : "";
+    const { n } = prepared(this.db, `SELECT COUNT(*) AS n FROM alerts${hint} WHERE ${clause}`).get(...args) as { n: number };
+    const rows = prepared(this.db, `SELECT * FROM alerts WHERE ${clause} ORDER BY ${orderSql(q)} LIMIT ? OFFSET ?`).all(
+      ...args,
+      q.limit,
+      q.offset,
+    ) as AlertRow[];
     return { alerts: rows.map(toAlert), total: n };
   }
 
   async addActivity(alertId: number, key: string, note: string, at: Date) {
-    this.db
-      .prepare("INSERT OR IGNORE INTO alert_activity (alert_id, key, note, at) VALUES (?, ?, ?, ?)")
-      .run(alertId, key, note, at.getTime());
+    prepared(this.db, "INSERT OR IGNORE INTO alert_activity (alert_id, key, note, at) VALUES (?, ?, ?, ?)").run(
+      alertId,
+      key,
+      note,
+      at.getTime(),
+    );
   }
 
   async activity(alertId: number): Promise<ActivityEntry[]> {
-    const rows = this.db.prepare("SELECT note, at FROM alert_activity WHERE alert_id = ? ORDER BY seq").all(alertId) as Array<{
+    const rows = prepared(this.db, "SELECT note, at FROM alert_activity WHERE alert_id = ? ORDER BY seq").all(alertId) as Array<{
       note: string;
       at: number;
     }>;

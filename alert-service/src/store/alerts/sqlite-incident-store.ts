@@ -7,6 +7,7 @@ import {
   type IncidentStatus,
 } from "../../domain/alerts/model.js";
 import type { IncidentStore, IngestAnswer, OpenIncident, RequestLog } from "../../domain/alerts/ports.js";
+import { prepared } from "../sqlite-statements.js";
 import { severityCode, severityOf } from "./codes.js";
 import { nextCounter } from "./sqlite-schema.js";
 
@@ -40,7 +41,7 @@ export class SqliteIncidentStore implements IncidentStore {
   constructor(private readonly db: Database) {}
 
   private one(sql: string, ...args: unknown[]): Incident | undefined {
-    const r = this.db.prepare(sql).get(...args) as IncidentRow | undefined;
+    const r = prepared(this.db, sql).get(...args) as IncidentRow | undefined;
     return r ? toIncident(r) : undefined;
   }
 
@@ -49,28 +50,28 @@ export class SqliteIncidentStore implements IncidentStore {
       const existing = this.one("SELECT * FROM incidents WHERE alert_id = ?", input.alertId);
       if (existing) return { incident: existing, created: false };
       const iid = nextCounter(this.db, `incident_iid:${input.projectId}`);
-      const { lastInsertRowid } = this.db
-        .prepare(
-          "INSERT INTO incidents (project_id, iid, alert_id, alert_iid, title, severity, status, created_at) VALUES (?,?,?,?,?,?,'open',?)",
-        )
-        .run(
-          input.projectId,
-          iid,
-          input.alertId,
-          input.alertIid,
-          input.title ?? `New: Incident ${iid}`,
-          severityCode(input.severity),
-          input.at.getTime(),
-        );
+      const { lastInsertRowid } = prepared(
+        this.db,
+        "INSERT INTO incidents (project_id, iid, alert_id, alert_iid, title, severity, status, created_at) VALUES (?,?,?,?,?,?,'open',?)",
+      ).run(
+        input.projectId,
+        iid,
+        input.alertId,
+        input.alertIid,
+        input.title ?? `New: Incident ${iid}`,
+        severityCode(input.severity),
+        input.at.getTime(),
+      );
       return { incident: this.one("SELECT * FROM incidents WHERE id = ?", lastInsertRowid) as Incident, created: true };
     });
     return tx();
   }
 
   async close(incidentId: number, at: Date) {
-    const { changes } = this.db
-      .prepare("UPDATE incidents SET status = 'closed', closed_at = ? WHERE id = ? AND status = 'open'")
-      .run(at.getTime(), incidentId);
+    const { changes } = prepared(
+      this.db,
+      "UPDATE incidents SET status = 'closed', closed_at = ? WHERE id = ? AND status = 'open'",
+    ).run(at.getTime(), incidentId);
     return changes ? this.one("SELECT * FROM incidents WHERE id = ?", incidentId) : undefined;
   }
 
@@ -85,15 +86,17 @@ export class SqliteIncidentStore implements IncidentStore {
   async list(projectId: number, status: IncidentStatus | undefined, offset: number, limit: number) {
     const clause = status ? "project_id = ? AND status = ?" : "project_id = ?";
     const args = status ? [projectId, status] : [projectId];
-    const { n } = this.db.prepare(`SELECT COUNT(*) AS n FROM incidents WHERE ${clause}`).get(...args) as { n: number };
-    const rows = this.db
-      .prepare(`SELECT * FROM incidents WHERE ${clause} ORDER BY iid DESC LIMIT ? OFFSET ?`)
-      .all(...args, limit, offset) as IncidentRow[];
+    const { n } = prepared(this.db, `SELECT COUNT(*) AS n FROM incidents WHERE ${clause}`).get(...args) as { n: number };
+    const rows = prepared(this.db, `SELECT * FROM incidents WHERE ${clause} ORDER BY iid DESC LIMIT ? OFFSET ?`).all(
+      ...args,
+      limit,
+      offset,
+    ) as IncidentRow[];
     return { incidents: rows.map(toIncident), total: n };
   }
 
   async settings(projectId: number): Promise<AlertSettings> {
-    const r = this.db.prepare("SELECT * FROM alert_settings WHERE project_id = ?").get(projectId) as
+    const r = prepared(this.db, "SELECT * FROM alert_settings WHERE project_id = ?").get(projectId) as
       | { create_incident: number; auto_close_incident: number; send_email: number }
       | undefined;
     if (!r) return { ...DEFAULT_ALERT_SETTINGS };
@@ -103,20 +106,19 @@ export class SqliteIncidentStore implements IncidentStore {
   async updateSettings(projectId: number, change: Partial<AlertSettings>, at: Date) {
     const tx = this.db.transaction(() => {
       const merged = mergeSettings(this.settingsSync(projectId), change);
-      this.db
-        .prepare(
-          `INSERT INTO alert_settings (project_id, create_incident, auto_close_incident, send_email, updated_at) VALUES (?,?,?,?,?)
+      prepared(
+        this.db,
+        `INSERT INTO alert_settings (project_id, create_incident, auto_close_incident, send_email, updated_at) VALUES (?,?,?,?,?)
            ON CONFLICT(project_id) DO UPDATE SET create_incident = excluded.create_incident,
              auto_close_incident = excluded.auto_close_incident, send_email = excluded.send_email, updated_at = excluded.updated_at`,
-        )
-        .run(projectId, +merged.createIncident, +merged.autoCloseIncident, +merged.sendEmail, at.getTime());
+      ).run(projectId, +merged.createIncident, +merged.autoCloseIncident, +merged.sendEmail, at.getTime());
       return merged;
     });
     return tx();
   }
 
   private settingsSync(projectId: number): AlertSettings | undefined {
-    const r = this.db.prepare("SELECT * FROM alert_settings WHERE project_id = ?").get(projectId) as
+    const r = prepared(this.db, "SELECT * FROM alert_settings WHERE project_id = ?").get(projectId) as
       | { create_incident: number; auto_close_incident: number; send_email: number }
       | undefined;
     return r && { createIncident: !!r.create_incident, autoCloseIncident: !!r.auto_close_incident, sendEmail: !!r.send_email };
@@ -136,38 +138,42 @@ export class SqliteRequestLog implements RequestLog {
 
   async reserve(integrationId: number, key: string, answer: IngestAnswer, expiresAt: Date, now: Date) {
     const tx = this.db.transaction(() => {
-      const row = this.db
-        .prepare("SELECT answer, expires_at FROM ingest_idempotency WHERE integration_id = ? AND key = ?")
-        .get(integrationId, key) as { answer: string; expires_at: number } | undefined;
+      const row = prepared(this.db, "SELECT answer, expires_at FROM ingest_idempotency WHERE integration_id = ? AND key = ?").get(
+        integrationId,
+        key,
+      ) as { answer: string; expires_at: number } | undefined;
       if (row && row.expires_at > now.getTime()) return { answer: JSON.parse(row.answer) as IngestAnswer, existed: true };
-      this.db
-        .prepare("INSERT OR REPLACE INTO ingest_idempotency (integration_id, key, answer, expires_at) VALUES (?,?,?,?)")
-        .run(integrationId, key, JSON.stringify(answer), expiresAt.getTime());
+      prepared(
+        this.db,
+        "INSERT OR REPLACE INTO ingest_idempotency (integration_id, key, answer, expires_at) VALUES (?,?,?,?)",
+      ).run(integrationId, key, JSON.stringify(answer), expiresAt.getTime());
       return { answer, existed: false };
     });
     return tx();
   }
 
   async release(integrationId: number, key: string) {
-    this.db.prepare("DELETE FROM ingest_idempotency WHERE integration_id = ? AND key = ?").run(integrationId, key);
+    prepared(this.db, "DELETE FROM ingest_idempotency WHERE integration_id = ? AND key = ?").run(integrationId, key);
   }
 
   async recordJob(jobId: string, outcome: AlertOutcome, at: Date) {
-    this.db
-      .prepare("INSERT OR IGNORE INTO processed_jobs (job_id, outcome, at) VALUES (?,?,?)")
-      .run(jobId, JSON.stringify(outcome), at.getTime());
+    prepared(this.db, "INSERT OR IGNORE INTO processed_jobs (job_id, outcome, at) VALUES (?,?,?)").run(
+      jobId,
+      JSON.stringify(outcome),
+      at.getTime(),
+    );
   }
 
   async jobOutcome(jobId: string) {
-    const r = this.db.prepare("SELECT outcome FROM processed_jobs WHERE job_id = ?").get(jobId) as
+    const r = prepared(this.db, "SELECT outcome FROM processed_jobs WHERE job_id = ?").get(jobId) as
       | { outcome: string }
       | undefined;
     return r ? (JSON.parse(r.outcome) as AlertOutcome) : undefined;
   }
 
   async purge(now: Date, before: Date) {
-    this.db.prepare("DELETE FROM ingest_idempotency WHERE expires_at <= ?").run(now.getTime());
-    this.db.prepare("DELETE FROM processed_jobs WHERE at < ?").run(before.getTime());
-    this.db.prepare("DELETE FROM alert_ops WHERE at < ?").run(before.getTime());
+    prepared(this.db, "DELETE FROM ingest_idempotency WHERE expires_at <= ?").run(now.getTime());
+    prepared(this.db, "DELETE FROM processed_jobs WHERE at < ?").run(before.getTime());
+    prepared(this.db, "DELETE FROM alert_ops WHERE at < ?").run(before.getTime());
   }
 }

@@ -1,8 +1,13 @@
 import type { Database } from "better-sqlite3";
+import { prepared } from "../sqlite-statements.js";
 
 /**
  * Tables of the alert data. The one-open-alert rule is the partial unique index
- * `alerts_one_open_per_fingerprint` (status 2 = resolved).
+ * `alerts_one_open_per_fingerprint` (status 2 = resolved). The `alerts_project_*` indexes serve the
+ * alerts list: its default order (`created_at`, then `id`, the rowid every index ends with), the
+ * status filter, and the `started_at` and `severity` orders (severity's direction is inverted
+ * against `id`, hence `id DESC`). Other orders (`updated_at`, `ended_at`, `events`, `status`)
+ * sort the project's rows: they are rare, and every index costs each alert write.
  */
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS alert_counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -32,6 +37,10 @@ CREATE TABLE IF NOT EXISTS alerts (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS alerts_one_open_per_fingerprint
   ON alerts (project_id, fingerprint) WHERE fingerprint IS NOT NULL AND status <> 2;
+CREATE INDEX IF NOT EXISTS alerts_project_created ON alerts (project_id, created_at);
+CREATE INDEX IF NOT EXISTS alerts_project_status_created ON alerts (project_id, status, created_at);
+CREATE INDEX IF NOT EXISTS alerts_project_started ON alerts (project_id, started_at);
+CREATE INDEX IF NOT EXISTS alerts_project_severity ON alerts (project_id, severity, id DESC);
 CREATE TABLE IF NOT EXISTS alert_ops (
   op TEXT PRIMARY KEY,
   alert_id INTEGER NOT NULL,
@@ -87,11 +96,10 @@ export function migrateAlertsSchema(db: Database): void {
 
 /** Next value of a named counter, inside the caller's transaction. */
 export function nextCounter(db: Database, name: string): number {
-  const row = db
-    .prepare(
-      "INSERT INTO alert_counters (name, value) VALUES (?, 1) ON CONFLICT(name) DO UPDATE SET value = value + 1 RETURNING value",
-    )
-    .get(name) as { value: number };
+  const row = prepared(
+    db,
+    "INSERT INTO alert_counters (name, value) VALUES (?, 1) ON CONFLICT(name) DO UPDATE SET value = value + 1 RETURNING value",
+  ).get(name) as { value: number };
   return row.value;
 }
 

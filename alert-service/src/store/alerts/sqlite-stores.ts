@@ -1,5 +1,6 @@
 import type { Database } from "better-sqlite3";
 import type { AlertsStores } from "../../domain/alerts/ports.js";
+import { prepared } from "../sqlite-statements.js";
 import { SqliteAlertStore } from "./sqlite-alert-store.js";
 import { SqliteIncidentStore, SqliteRequestLog } from "./sqlite-incident-store.js";
 import { migrateAlertsSchema } from "./sqlite-schema.js";
@@ -12,7 +13,7 @@ export function createSqliteAlertsStores(db: Database): AlertsStores {
     incidents: new SqliteIncidentStore(db),
     requests: new SqliteRequestLog(db),
     ping: async () => {
-      db.prepare("SELECT 1").get();
+      prepared(db, "SELECT 1").get();
     },
     // The database handle belongs to the caller (it may hold other tables).
     close: async () => {},

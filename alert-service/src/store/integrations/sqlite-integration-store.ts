@@ -7,6 +7,7 @@ import type {
   IntegrationType,
   NewIntegration,
 } from "../../domain/integrations/types.js";
+import { prepared } from "../sqlite-statements.js";
 import { mappingFromText, mappingToText, uniqueKeyOf } from "./codec.js";
 
 interface Row {
@@ -120,9 +121,10 @@ export function createSqliteIntegrationStore(db: Database.Database): Integration
       if (patch.mapping !== undefined) set("mapping", mappingToText(patch.mapping));
       if (patch.apiUrl !== undefined) set("api_url", patch.apiUrl);
       try {
-        const row = db
-          .prepare(`UPDATE integrations SET ${sets.join(", ")} WHERE project_id = @projectId AND id = @id RETURNING *`)
-          .get(values) as Row | undefined;
+        const row = prepared(
+          db,
+          `UPDATE integrations SET ${sets.join(", ")} WHERE project_id = @projectId AND id = @id RETURNING *`,
+        ).get(values) as Row | undefined;
         return row ? toRecord(row) : undefined;
       } catch (err) {
         if (err instanceof AppError) throw err;
@@ -133,7 +135,7 @@ export function createSqliteIntegrationStore(db: Database.Database): Integration
       return stmt.delete.run(projectId, id).changes > 0;
     },
     async ping() {
-      db.prepare("SELECT 1").get();
+      prepared(db, "SELECT 1").get();
     },
     async close() {
       // The database handle is shared with the rest of alert-service and closed by its owner.
