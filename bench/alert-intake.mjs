@@ -426,7 +426,11 @@ async function main() {
     all.push(await runConfig(queue));
   }
   for (const r of all) table(r, CFG);
-  if (opt.smoke) process.exit(all.some((r) => r.error) ? 1 : (log("smoke: ok", all), 0));
+  if (opt.smoke) {
+    const failed = all.some((r) => r.error);
+    if (!failed) log("smoke: ok", all);
+    process.exit(failed ? 1 : 0);
+  }
   let commit = "unknown";
   try {
     commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();

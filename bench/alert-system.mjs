@@ -34,8 +34,14 @@ function connects(port) {
   return new Promise((res) => {
     const s = new Socket();
     s.setTimeout(500);
-    s.once("connect", () => (s.destroy(), res(true)));
-    s.once("timeout", () => (s.destroy(), res(false)));
+    s.once("connect", () => {
+      s.destroy();
+      res(true);
+    });
+    s.once("timeout", () => {
+      s.destroy();
+      res(false);
+    });
     s.once("error", () => res(false));
     s.connect(port, "127.0.0.1");
   });

@@ -315,7 +315,9 @@ describe("alert integrations, end to end", () => {
   it("Free: racing creates still leave exactly one HTTP integration", async () => {
     const g = await seedGroup(sys.url, maintainer.token, { path: "race-org" });
     const p = await seedProject(sys.url, maintainer.token, { path: "race", namespaceId: g.id });
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => as(maintainer).post(`${base(p)}/http_integrations`, { name: `Racer ${i}` })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => as(maintainer).post(`${base(p)}/http_integrations`, { name: `Racer ${i}` })),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     expect(results.filter((r) => r.status === 403)).toHaveLength(7);
     const list = await as(maintainer).get(`${base(p)}/integrations`);

@@ -27,8 +27,10 @@ export function api(baseUrl: string, token?: string) {
   };
   return {
     get: <T = any>(path: string, headers?: Record<string, string>) => request<T>("GET", path, undefined, headers),
-    post: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => request<T>("POST", path, body ?? {}, headers),
-    put: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => request<T>("PUT", path, body ?? {}, headers),
+    post: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) =>
+      request<T>("POST", path, body ?? {}, headers),
+    put: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) =>
+      request<T>("PUT", path, body ?? {}, headers),
     del: <T = any>(path: string, headers?: Record<string, string>) => request<T>("DELETE", path, undefined, headers),
     request,
   };

@@ -30,9 +30,7 @@ export function parseConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessE
 const port = z.coerce.number().int().min(0).max(65535);
 
 /** A `host:port` address. */
-export const addressSchema = z
-  .string()
-  .regex(/^[^\s:]+:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/, "expected host:port");
+export const addressSchema = z.string().regex(/^[^\s:]+:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/, "expected host:port");
 
 /** Variables shared by every process (PRODUCT.md section 1). */
 export const commonEnv = {
@@ -48,12 +46,18 @@ export const storageEnv = {
     .string()
     .regex(/^mongodb(\+srv)?:\/\//, "expected a mongodb:// or mongodb+srv:// URL")
     .optional(),
-  MONGO_DB: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, "expected a database name").optional(),
+  MONGO_DB: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,63}$/, "expected a database name")
+    .optional(),
   DATA_DIR: z.string().default("./data"),
 };
 
 export const redisEnv = {
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, "expected a redis:// or rediss:// URL").optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, "expected a redis:// or rediss:// URL")
+    .optional(),
 };
 
 export const portSchema = port;

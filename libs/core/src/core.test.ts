@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { AppError, toAppError } from "./errors.js";
 import { ConfigError, commonEnv, parseConfig, storageEnv, z } from "./config.js";
-import { SecretBox, randomHex, safeEqual, sha1Hex, sha256 } from "./crypto.js";
+import { randomHex, SecretBox, safeEqual, sha1Hex, sha256 } from "./crypto.js";
+import { AppError, toAppError } from "./errors.js";
 import { toPage } from "./paging.js";
 
 describe("parseConfig", () => {

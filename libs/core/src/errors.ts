@@ -69,12 +69,10 @@ export const invalidArgument = (reason: string, message: string, fields?: FieldE
   new AppError("INVALID_ARGUMENT", reason, message, fields ? { fields } : {});
 
 /** A request parameter that is not of the expected form: `{"error":"<param> is invalid"}`. */
-export const paramInvalid = (param: string) =>
-  new AppError("INVALID_ARGUMENT", "PARAM_INVALID", `${param} is invalid`);
+export const paramInvalid = (param: string) => new AppError("INVALID_ARGUMENT", "PARAM_INVALID", `${param} is invalid`);
 
 /** A required request parameter that is absent: `{"error":"<param> is missing"}`. */
-export const paramMissing = (param: string) =>
-  new AppError("INVALID_ARGUMENT", "PARAM_MISSING", `${param} is missing`);
+export const paramMissing = (param: string) => new AppError("INVALID_ARGUMENT", "PARAM_MISSING", `${param} is missing`);
 
 /** `404 <Resource> Not Found`, e.g. notFound("Project") → reason PROJECT_NOT_FOUND. */
 export const notFound = (resource?: string) =>
@@ -82,8 +80,7 @@ export const notFound = (resource?: string) =>
     ? new AppError("NOT_FOUND", `${resource.toUpperCase().replace(/\s+/g, "_")}_NOT_FOUND`, `404 ${resource} Not Found`)
     : new AppError("NOT_FOUND", "NOT_FOUND", "404 Not Found");
 
-export const forbidden = (reason = "FORBIDDEN", message = "403 Forbidden") =>
-  new AppError("PERMISSION_DENIED", reason, message);
+export const forbidden = (reason = "FORBIDDEN", message = "403 Forbidden") => new AppError("PERMISSION_DENIED", reason, message);
 
 export const unauthenticated = (reason = "UNAUTHENTICATED", message = "401 Unauthorized") =>
   new AppError("UNAUTHENTICATED", reason, message);
@@ -96,5 +93,4 @@ export const alreadyExists = (reason: string, message: string, fields?: FieldErr
 export const unavailable = (reason: string, message: string, cause?: unknown, retryAfterSeconds = 5) =>
   new AppError("UNAVAILABLE", reason, message, { cause, retryAfterSeconds });
 
-export const internal = (cause: unknown) =>
-  new AppError("INTERNAL", "INTERNAL", "500 Internal Server Error", { cause });
+export const internal = (cause: unknown) => new AppError("INTERNAL", "INTERNAL", "500 Internal Server Error", { cause });

@@ -7,7 +7,7 @@ import {
   type ServiceError,
   status,
 } from "@grpc/grpc-js";
-import { type AppError, type CallContext } from "@tocsin/core";
+import type { AppError, CallContext } from "@tocsin/core";
 import { contextToMetadata } from "./metadata.js";
 import { fromGrpcError } from "./status.js";
 import type { ReqOf, ResOf, ServiceDef, StreamKeys, UnaryKeys } from "./types.js";
@@ -45,7 +45,11 @@ const IDEMPOTENT_READ = /^(get|list|batchGet|resolve|authenticate)/;
  * deadline and the context's request id and principal; failures become AppErrors here and
  * nowhere else.
  */
-export function createClient<D extends ServiceDef>(definition: D, config: ClientConfig, options: Partial<ClientOptions> = {}): PromiseClient<D> {
+export function createClient<D extends ServiceDef>(
+  definition: D,
+  config: ClientConfig,
+  options: Partial<ClientOptions> = {},
+): PromiseClient<D> {
   const client = new Client(config.address, credentials.createInsecure(), {
     "grpc.keepalive_time_ms": 30_000,
     "grpc.max_receive_message_length": 8 * 1024 * 1024,
@@ -92,7 +96,14 @@ export function createClient<D extends ServiceDef>(definition: D, config: Client
   const api: Record<string, unknown> = {
     stream(method: string, req: unknown, ctx: CallContext) {
       const def = definition[method] as D[string];
-      return client.makeServerStreamRequest(def.path, def.requestSerialize, def.responseDeserialize, req, contextToMetadata(ctx), {});
+      return client.makeServerStreamRequest(
+        def.path,
+        def.requestSerialize,
+        def.responseDeserialize,
+        req,
+        contextToMetadata(ctx),
+        {},
+      );
     },
     waitForReady(timeoutMs: number) {
       return new Promise<void>((resolve, reject) =>

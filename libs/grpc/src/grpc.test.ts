@@ -1,8 +1,8 @@
+import { createRequire } from "node:module";
 import { credentials, loadPackageDefinition } from "@grpc/grpc-js";
 import { loadSync } from "@grpc/proto-loader";
 import { AppError, silentLogger } from "@tocsin/core";
 import { PROTO_FILES, settingsV1 } from "@tocsin/proto";
-import { createRequire } from "node:module";
 import { protoPath } from "grpc-health-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "./client.js";
@@ -37,7 +37,11 @@ const handlers: ServiceHandlers<typeof def> = {
 };
 
 describe("grpc server and client, over the wire", () => {
-  const server = createGrpcServer({ logger: silentLogger(), protoFiles: [PROTO_FILES.settings], serviceNames: ["settings.v1.SettingsService"] });
+  const server = createGrpcServer({
+    logger: silentLogger(),
+    protoFiles: [PROTO_FILES.settings],
+    serviceNames: ["settings.v1.SettingsService"],
+  });
   let address = "";
   beforeAll(async () => {
     server.add(def, handlers);

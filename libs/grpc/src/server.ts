@@ -55,7 +55,11 @@ export interface GrpcServer {
   shutdown(timeoutMs?: number): Promise<void>;
 }
 
-function contextOf(call: ServerUnaryCall<unknown, unknown> | ServerWritableStream<unknown, unknown>, logger: Logger, method: string) {
+function contextOf(
+  call: ServerUnaryCall<unknown, unknown> | ServerWritableStream<unknown, unknown>,
+  logger: Logger,
+  method: string,
+) {
   const base = metadataToContext(call.metadata, randomUUID);
   const deadline = call.getDeadline();
   const deadlineMs = deadline instanceof Date ? deadline.getTime() : Number.isFinite(deadline) ? Number(deadline) : undefined;
@@ -78,7 +82,11 @@ function logFailure(ctx: ServerCallContext, err: unknown) {
   return appErr;
 }
 
-function wrapUnary(logger: Logger, method: string, fn: (req: unknown, ctx: ServerCallContext) => Promise<unknown>): handleUnaryCall<unknown, unknown> {
+function wrapUnary(
+  logger: Logger,
+  method: string,
+  fn: (req: unknown, ctx: ServerCallContext) => Promise<unknown>,
+): handleUnaryCall<unknown, unknown> {
   return (call, callback) => {
     const ctx = contextOf(call, logger, method);
     fn(call.request, ctx).then(

@@ -1,5 +1,5 @@
 import { Metadata, type ServiceError, status } from "@grpc/grpc-js";
-import { AppError, type ErrorCode, ERROR_CODES, type FieldErrors } from "@tocsin/core";
+import { AppError, ERROR_CODES, type ErrorCode, type FieldErrors } from "@tocsin/core";
 import { ERROR_FIELDS_KEY, ERROR_REASON_KEY, RETRY_AFTER_KEY, readMetadata } from "./metadata.js";
 
 /** The one AppError → gRPC status mapping: the names are gRPC's, so the table is the enum. */
@@ -58,10 +58,8 @@ export function fromGrpcError(err: ServiceError, target: string): AppError {
   }
   // No reason: the failure happened in the transport, not in the service's code.
   const transportCode: ErrorCode = code === "DEADLINE_EXCEEDED" || code === "CANCELLED" ? "UNAVAILABLE" : code;
-  return new AppError(
-    transportCode,
-    `${target.toUpperCase()}_${code}`,
-    TRANSPORT_MESSAGES[code] ?? "500 Internal Server Error",
-    { cause: err, ...(transportCode === "UNAVAILABLE" ? { retryAfterSeconds: 5 } : {}) },
-  );
+  return new AppError(transportCode, `${target.toUpperCase()}_${code}`, TRANSPORT_MESSAGES[code] ?? "500 Internal Server Error", {
+    cause: err,
+    ...(transportCode === "UNAVAILABLE" ? { retryAfterSeconds: 5 } : {}),
+  });
 }

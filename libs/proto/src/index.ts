@@ -1,8 +1,8 @@
 import { fileURLToPath } from "node:url";
 import { loadSync, type PackageDefinition } from "@grpc/proto-loader";
 
-export * as authV1 from "./gen/auth/v1/auth.js";
 export * as alertV1 from "./gen/alert/v1/alert.js";
+export * as authV1 from "./gen/auth/v1/auth.js";
 export * as settingsV1 from "./gen/settings/v1/settings.js";
 
 /** The `proto/` folder at the repository root (the same from `src/` and `dist/`). */

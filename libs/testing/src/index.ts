@@ -1,2 +1,2 @@
-export * from "./ports.js";
 export * from "./backends.js";
+export * from "./ports.js";

@@ -1,7 +1,7 @@
+import { KeyedLock } from "@tocsin/core";
 import { type Collection, type Db, MongoClient, MongoServerError } from "mongodb";
 import type { EventsChange, Level } from "../domain/events.js";
 import type { SettingChange, SettingKey, SettingsStore, SourceType, StoredSetting } from "../domain/ports.js";
-import { KeyedLock } from "@tocsin/core";
 
 interface SettingDoc {
   userId: number;
