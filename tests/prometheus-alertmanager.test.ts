@@ -196,7 +196,7 @@ describe.each(backends)("Prometheus integration with Alertmanager payloads (%s)"
     for (const [body, message] of cases) {
       const res = await post(body, amBearer(prom.token));
       expect(res.status, JSON.stringify(body).slice(0, 60)).toBe(400);
-      expect(res.body.message).toMatch(/^The body is not an Alertmanager webhook payload/);
+      expect(res.body.message).toMatch(/^The payload is not an Alertmanager webhook \(version 4\)/);
       expect(res.body.message).toMatch(message);
     }
   });

@@ -99,35 +99,3 @@ export function parseJsonObject(bytes: Buffer): ParseResult {
   }
   return { ok: true, text, value: value as Record<string, unknown> };
 }
-
-/** Keys every Alertmanager webhook (version 4) carries. */
-const ALERTMANAGER_KEYS = [
-  "version",
-  "groupKey",
-  "status",
-  "receiver",
-  "groupLabels",
-  "commonLabels",
-  "commonAnnotations",
-  "externalURL",
-  "alerts",
-];
-
-/**
- * Why a body is not Alertmanager's webhook shape (version 4: every standard key, `version`
- * `"4"`, an `alerts` array of objects); undefined when it is.
- */
-export function alertmanagerProblem(value: Record<string, unknown>): string | undefined {
-  const missing = ALERTMANAGER_KEYS.filter((k) => !Object.hasOwn(value, k));
-  if (missing.length > 0) return `it lacks ${missing.join(", ")}`;
-  if (value.version !== "4") return `its version is ${JSON.stringify(value.version)}, not "4"`;
-  const alerts = value.alerts;
-  if (!Array.isArray(alerts)) return "alerts is not an array";
-  if (!alerts.every((a) => a !== null && typeof a === "object" && !Array.isArray(a)))
-    return "alerts holds something other than objects";
-  return undefined;
-}
-
-export function isAlertmanagerPayload(value: Record<string, unknown>): boolean {
-  return alertmanagerProblem(value) === undefined;
-}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { alertmanagerProblem, isAlertmanagerPayload, isJsonContentType, jsonDepthExceeds, parseJsonObject } from "./body.js";
+import { isJsonContentType, jsonDepthExceeds, parseJsonObject } from "./body.js";
 import { extractToken } from "./credential.js";
 import { matchWebhookPath } from "./match.js";
 import { idempotencyKeyOf, preferWaitMs } from "./respond.js";
@@ -92,31 +92,6 @@ describe("webhook body checks", () => {
     expect(msg("null")).toMatch(/must be an object/);
     expect(msg(Buffer.from([0xff, 0xfe, 0x00]))).toMatch(/UTF-8/);
     expect(msg(`{"a":${"[".repeat(101)}${"]".repeat(101)}}`)).toMatch(/deeper than 100/);
-  });
-
-  it("recognises Alertmanager's payload and says what is missing", () => {
-    const am = {
-      version: "4",
-      groupKey: '{}:{alertname="Down"}',
-      truncatedAlerts: 0,
-      status: "firing",
-      receiver: "tocsin",
-      groupLabels: {},
-      commonLabels: {},
-      commonAnnotations: {},
-      externalURL: "http://alertmanager:9093",
-      alerts: [{ labels: {} }],
-    };
-    expect(isAlertmanagerPayload(am)).toBe(true);
-    expect(alertmanagerProblem(am)).toBeUndefined();
-    expect(isAlertmanagerPayload({ ...am, alerts: [1] })).toBe(false);
-    expect(alertmanagerProblem({ ...am, alerts: [1] })).toMatch(/other than objects/);
-    expect(alertmanagerProblem({ ...am, version: 4 })).toBe('its version is 4, not "4"');
-    expect(alertmanagerProblem({ ...am, alerts: {} })).toBe("alerts is not an array");
-    expect(alertmanagerProblem({ version: "4", status: "firing", alerts: [] })).toBe(
-      "it lacks groupKey, receiver, groupLabels, commonLabels, commonAnnotations, externalURL",
-    );
-    expect(isAlertmanagerPayload({ title: "x" })).toBe(false);
   });
 });
 
