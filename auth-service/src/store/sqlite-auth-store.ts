@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import Database from "better-sqlite3";
+import Database, { type Statement } from "better-sqlite3";
 import type { AuthStore, KeyPatch, NewEmail, NewNamespace, NewProject, NewToken, NewUser } from "../domain/store.js";
 import type {
   EmailRecord,
@@ -44,47 +44,58 @@ export class SqliteAuthStore implements AuthStore {
   }
 
   async ping(): Promise<void> {
-    this.db.prepare("SELECT 1").get();
+    this.stmt("SELECT 1").get();
   }
 
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }
 
+  /** Statements are prepared once per SQL text (preparing costs more than running them). */
+  private readonly statements = new Map<string, Statement>();
+
+  private stmt(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
   private one<T>(sql: string, map: (r: never) => T, ...args: unknown[]): T | null {
-    const r = this.db.prepare(sql).get(...args) as never;
+    const r = this.stmt(sql).get(...args) as never;
     return r === undefined ? null : map(r);
   }
 
   private many<T>(sql: string, map: (r: never) => T, ...args: unknown[]): T[] {
-    return (this.db.prepare(sql).all(...args) as never[]).map(map);
+    return (this.stmt(sql).all(...args) as never[]).map(map);
   }
 
   async createUser(input: NewUser): Promise<UserRecord> {
     const created = input.createdAt.toISOString();
     const tx = this.db.transaction(() => {
-      const ns = this.db
-        .prepare(
-          "INSERT INTO namespaces (kind, name, path, full_path, full_path_lower, created_at) VALUES ('user', ?, ?, ?, ?, ?)",
-        )
-        .run(input.name, input.username, input.username, input.username.toLowerCase(), created);
-      const user = this.db
-        .prepare(
-          "INSERT INTO users (username, username_lower, name, email, is_admin, namespace_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        )
-        .run(
-          input.username,
-          input.username.toLowerCase(),
-          input.name,
-          input.email,
-          input.isAdmin ? 1 : 0,
-          ns.lastInsertRowid,
-          created,
-        );
-      this.db.prepare("UPDATE namespaces SET owner_id = ? WHERE id = ?").run(user.lastInsertRowid, ns.lastInsertRowid);
-      this.db
-        .prepare("INSERT INTO emails (user_id, email, email_lower, confirmed_at, is_primary) VALUES (?, ?, ?, ?, 1)")
-        .run(user.lastInsertRowid, input.email, input.email.toLowerCase(), created);
+      const ns = this.stmt(
+        "INSERT INTO namespaces (kind, name, path, full_path, full_path_lower, created_at) VALUES ('user', ?, ?, ?, ?, ?)",
+      ).run(input.name, input.username, input.username, input.username.toLowerCase(), created);
+      const user = this.stmt(
+        "INSERT INTO users (username, username_lower, name, email, is_admin, namespace_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      ).run(
+        input.username,
+        input.username.toLowerCase(),
+        input.name,
+        input.email,
+        input.isAdmin ? 1 : 0,
+        ns.lastInsertRowid,
+        created,
+      );
+      this.stmt("UPDATE namespaces SET owner_id = ? WHERE id = ?").run(user.lastInsertRowid, ns.lastInsertRowid);
+      this.stmt("INSERT INTO emails (user_id, email, email_lower, confirmed_at, is_primary) VALUES (?, ?, ?, ?, 1)").run(
+        user.lastInsertRowid,
+        input.email,
+        input.email.toLowerCase(),
+        created,
+      );
       return Number(user.lastInsertRowid);
     });
     const id = guard(() => tx(), { path: "username" });
@@ -106,15 +117,13 @@ export class SqliteAuthStore implements AuthStore {
 
   async addEmail(input: NewEmail): Promise<EmailRecord> {
     const res = guard(() =>
-      this.db
-        .prepare("INSERT INTO emails (user_id, email, email_lower, confirmed_at, is_primary) VALUES (?, ?, ?, ?, ?)")
-        .run(
-          input.userId,
-          input.email,
-          input.email.toLowerCase(),
-          input.confirmedAt?.toISOString() ?? null,
-          input.primary ? 1 : 0,
-        ),
+      this.stmt("INSERT INTO emails (user_id, email, email_lower, confirmed_at, is_primary) VALUES (?, ?, ?, ?, ?)").run(
+        input.userId,
+        input.email,
+        input.email.toLowerCase(),
+        input.confirmedAt?.toISOString() ?? null,
+        input.primary ? 1 : 0,
+      ),
     );
     return { ...input, id: Number(res.lastInsertRowid) };
   }
@@ -125,19 +134,17 @@ export class SqliteAuthStore implements AuthStore {
 
   async insertToken(input: NewToken): Promise<TokenRecord> {
     const res = guard(() =>
-      this.db
-        .prepare(
-          "INSERT INTO tokens (user_id, name, scopes, expires_at, revoked, token_hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        )
-        .run(
-          input.userId,
-          input.name,
-          JSON.stringify(input.scopes),
-          input.expiresAt,
-          input.revoked ? 1 : 0,
-          input.tokenHash,
-          input.createdAt.toISOString(),
-        ),
+      this.stmt(
+        "INSERT INTO tokens (user_id, name, scopes, expires_at, revoked, token_hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      ).run(
+        input.userId,
+        input.name,
+        JSON.stringify(input.scopes),
+        input.expiresAt,
+        input.revoked ? 1 : 0,
+        input.tokenHash,
+        input.createdAt.toISOString(),
+      ),
     );
     return { ...input, id: Number(res.lastInsertRowid) };
   }
@@ -155,29 +162,27 @@ export class SqliteAuthStore implements AuthStore {
   }
 
   async setTokenRevoked(id: number, revoked: boolean): Promise<TokenRecord | null> {
-    this.db.prepare("UPDATE tokens SET revoked = ? WHERE id = ?").run(revoked ? 1 : 0, id);
+    this.stmt("UPDATE tokens SET revoked = ? WHERE id = ?").run(revoked ? 1 : 0, id);
     return this.getToken(id);
   }
 
   async insertNamespace(input: NewNamespace): Promise<NamespaceRecord> {
     const res = guard(() =>
-      this.db
-        .prepare(
-          `INSERT INTO namespaces (kind, name, path, full_path, full_path_lower, parent_id, ancestor_ids, plan, owner_id, created_at)
+      this.stmt(
+        `INSERT INTO namespaces (kind, name, path, full_path, full_path_lower, parent_id, ancestor_ids, plan, owner_id, created_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
-          input.kind,
-          input.name,
-          input.path,
-          input.fullPath,
-          input.fullPath.toLowerCase(),
-          input.parentId,
-          JSON.stringify(input.ancestorIds),
-          input.plan,
-          input.ownerId,
-          input.createdAt.toISOString(),
-        ),
+      ).run(
+        input.kind,
+        input.name,
+        input.path,
+        input.fullPath,
+        input.fullPath.toLowerCase(),
+        input.parentId,
+        JSON.stringify(input.ancestorIds),
+        input.plan,
+        input.ownerId,
+        input.createdAt.toISOString(),
+      ),
     );
     return { ...input, id: Number(res.lastInsertRowid) };
   }
@@ -206,24 +211,22 @@ export class SqliteAuthStore implements AuthStore {
   }
 
   async setNamespacePlan(id: number, plan: PlanName): Promise<NamespaceRecord | null> {
-    this.db.prepare("UPDATE namespaces SET plan = ? WHERE id = ?").run(plan, id);
+    this.stmt("UPDATE namespaces SET plan = ? WHERE id = ?").run(plan, id);
     return this.getNamespace(id);
   }
 
   async insertProject(input: NewProject): Promise<ProjectRecord> {
     const res = guard(() =>
-      this.db
-        .prepare(
-          "INSERT INTO projects (name, path, namespace_id, path_with_namespace, path_lower, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-        )
-        .run(
-          input.name,
-          input.path,
-          input.namespaceId,
-          input.pathWithNamespace,
-          input.pathWithNamespace.toLowerCase(),
-          input.createdAt.toISOString(),
-        ),
+      this.stmt(
+        "INSERT INTO projects (name, path, namespace_id, path_with_namespace, path_lower, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+      ).run(
+        input.name,
+        input.path,
+        input.namespaceId,
+        input.pathWithNamespace,
+        input.pathWithNamespace.toLowerCase(),
+        input.createdAt.toISOString(),
+      ),
     );
     return { ...input, id: Number(res.lastInsertRowid) };
   }
@@ -237,12 +240,10 @@ export class SqliteAuthStore implements AuthStore {
   }
 
   async upsertMembership(m: MembershipRecord): Promise<void> {
-    this.db
-      .prepare(
-        `INSERT INTO memberships (source_type, source_id, user_id, access_level) VALUES (?, ?, ?, ?)
+    this.stmt(
+      `INSERT INTO memberships (source_type, source_id, user_id, access_level) VALUES (?, ?, ?, ?)
          ON CONFLICT (source_type, source_id, user_id) DO UPDATE SET access_level = excluded.access_level`,
-      )
-      .run(m.sourceType, m.sourceId, m.userId, m.accessLevel);
+    ).run(m.sourceType, m.sourceId, m.userId, m.accessLevel);
   }
 
   async listMembershipsOfUser(userId: number): Promise<MembershipRecord[]> {
@@ -257,21 +258,19 @@ export class SqliteAuthStore implements AuthStore {
 
   async insertIntegrationKey(input: IntegrationKeyRecord): Promise<IntegrationKeyRecord> {
     guard(() =>
-      this.db
-        .prepare(
-          `INSERT INTO integration_keys (integration_id, project_id, type, endpoint_identifier, sealed_token, token_sha256, active, created_at)
+      this.stmt(
+        `INSERT INTO integration_keys (integration_id, project_id, type, endpoint_identifier, sealed_token, token_sha256, active, created_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
-          input.integrationId,
-          input.projectId,
-          input.type,
-          input.endpointIdentifier,
-          input.sealedToken,
-          input.tokenSha256,
-          input.active ? 1 : 0,
-          input.createdAt.toISOString(),
-        ),
+      ).run(
+        input.integrationId,
+        input.projectId,
+        input.type,
+        input.endpointIdentifier,
+        input.sealedToken,
+        input.tokenSha256,
+        input.active ? 1 : 0,
+        input.createdAt.toISOString(),
+      ),
     );
     return { ...input };
   }
@@ -304,16 +303,14 @@ export class SqliteAuthStore implements AuthStore {
     if (patch.tokenSha256 !== undefined) columns.push(["token_sha256", patch.tokenSha256]);
     if (columns.length) {
       const sets = columns.map(([c]) => `${c} = ?`).join(", ");
-      this.db
-        .prepare(`UPDATE integration_keys SET ${sets} WHERE integration_id = ?`)
-        .run(...columns.map(([, v]) => v), integrationId);
+      this.stmt(`UPDATE integration_keys SET ${sets} WHERE integration_id = ?`).run(...columns.map(([, v]) => v), integrationId);
     }
     return this.getIntegrationKey(integrationId);
   }
 
   async deleteIntegrationKey(integrationId: number): Promise<IntegrationKeyRecord | null> {
     const existing = await this.getIntegrationKey(integrationId);
-    if (existing) this.db.prepare("DELETE FROM integration_keys WHERE integration_id = ?").run(integrationId);
+    if (existing) this.stmt("DELETE FROM integration_keys WHERE integration_id = ?").run(integrationId);
     return existing;
   }
 }
