@@ -91,11 +91,25 @@ describe("gateway HTTP surface", () => {
   });
 
   describe("routing and bodies", () => {
-    it("answers unknown routes with GitLab's 404", async () => {
-      for (const path of ["/nope", "/-/nope", "/api/v4/no/such/thing"]) {
-        const res = await get(path, { "PRIVATE-TOKEN": STUB_TOKENS.api });
-        expect(res.status).toBe(404);
-        expect(await res.json()).toEqual({ error: "404 Not Found" });
+    it("answers unknown routes with GitLab's 404, with or without a token", async () => {
+      for (const path of ["/nope", "/-/nope", "/api/v4/no/such/thing", "/api/v4/projects/1/nope"]) {
+        for (const headers of [{ "PRIVATE-TOKEN": STUB_TOKENS.api }, {}] as Record<string, string>[]) {
+          const res = await get(path, headers);
+          expect(res.status).toBe(404);
+          expect(await res.json()).toEqual({ error: "404 Not Found" });
+        }
+      }
+    });
+    it("still asks for a token on every known route, whatever the method", async () => {
+      for (const [method, path] of [
+        ["GET", "/api/v4/user"],
+        ["GET", "/api/v4/projects/a%2Fb"],
+        ["PUT", "/api/v4/notification_settings"],
+        ["GET", "/api/v4/projects/1/alert_management/alerts/3"],
+        ["POST", "/api/v4/projects/1/alert_management/http_integrations/2/test_alert"],
+      ] as const) {
+        const res = method === "GET" ? await get(path) : await send(method, path, "{}", {});
+        expect(res.status, `${method} ${path}`).toBe(401);
       }
     });
     it("rejects invalid JSON with 400", async () => {

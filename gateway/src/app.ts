@@ -1,5 +1,6 @@
 import express, { type Express, Router } from "express";
 import type { GatewayDeps } from "./deps.js";
+import { onlyKnownRoutes } from "./http/known-routes.js";
 import { accessLog } from "./middleware/access-log.js";
 import { authenticate } from "./middleware/authenticate.js";
 import { bodyParsers } from "./middleware/body-parsers.js";
@@ -33,8 +34,10 @@ export function createApp(deps: GatewayDeps): Express {
 
 function restApi(deps: GatewayDeps): Router {
   const api = Router();
+  const routes = [identityRoutes(deps), notificationSettingsRoutes(deps), alertManagementRoutes(deps)];
+  api.use(onlyKnownRoutes(routes));
   api.use(bodyParsers());
   api.use(authenticate(deps));
-  api.use(identityRoutes(deps), notificationSettingsRoutes(deps), alertManagementRoutes(deps));
+  api.use(...routes);
   return api;
 }
