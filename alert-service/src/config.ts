@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { resolve } from "node:path";
 import { commonEnv, parseConfig, portSchema, redisEnv, storageEnv, z } from "@tocsin/core";
+import { mongoDbName as storeDbName } from "@tocsin/store";
 
 const schema = z
   .object({
@@ -40,9 +41,7 @@ export function loadConfig(env: Record<string, string | undefined>): AlertServic
 
 /** The MongoDB database: MONGO_DB, else the path of MONGO_URL, else `tocsin_alert`. */
 export function mongoDbName(config: Pick<AlertServiceConfig, "mongoUrl" | "mongoDb">): string {
-  if (config.mongoDb) return config.mongoDb;
-  const match = config.mongoUrl?.match(/^mongodb(?:\+srv)?:\/\/[^/]+\/([^?]+)/);
-  return match?.[1] ? decodeURIComponent(match[1]) : "tocsin_alert";
+  return storeDbName(config.mongoUrl, config.mongoDb, "tocsin_alert");
 }
 
 /**

@@ -1,9 +1,9 @@
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Clock, type Logger, systemClock } from "@tocsin/core";
 import { createGrpcServer } from "@tocsin/grpc";
 import { alertV1, PROTO_FILES } from "@tocsin/proto";
-import Database from "better-sqlite3";
+import { openSqlite } from "@tocsin/store";
+import type Database from "better-sqlite3";
 import { type Db, MongoClient } from "mongodb";
 import { createAlertsRuntime } from "./alerts-runtime.js";
 import { createAuthClient } from "./clients/auth-client.js";
@@ -36,11 +36,7 @@ async function openStorage(config: AlertServiceConfig): Promise<Storage> {
     const mongo = client.db(mongoDbName(config));
     return { mongo, integrations: await createMongoIntegrationStore(mongo), close: () => client.close() };
   }
-  mkdirSync(config.dataDir, { recursive: true });
-  const sqlite = new Database(join(config.dataDir, "alert.db"));
-  sqlite.pragma("journal_mode = WAL");
-  sqlite.pragma("synchronous = NORMAL");
-  sqlite.pragma("busy_timeout = 5000");
+  const sqlite = openSqlite(join(config.dataDir, "alert.db"));
   return { sqlite, integrations: createSqliteIntegrationStore(sqlite), close: async () => void sqlite.close() };
 }
 

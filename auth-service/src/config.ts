@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { commonEnv, type Logger, parseConfig, randomHex, storageEnv, z } from "@tocsin/core";
+import { mongoDbName as storeDbName } from "@tocsin/store";
 
 const schema = z.object({
   ...commonEnv,
@@ -20,9 +21,7 @@ export function loadConfig(env: Record<string, string | undefined>): AuthConfig 
 
 /** Database name: MONGO_DB, else the URL's path, else `tocsin_auth`. */
 export function mongoDbName(config: AuthConfig): string {
-  if (config.MONGO_DB) return config.MONGO_DB;
-  const match = /^mongodb(?:\+srv)?:\/\/[^/]+\/([^?]+)/.exec(config.MONGO_URL ?? "");
-  return match?.[1] ? decodeURIComponent(match[1]) : "tocsin_auth";
+  return storeDbName(config.MONGO_URL, config.MONGO_DB, "tocsin_auth");
 }
 
 /**

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { type Clock, type Logger, systemClock } from "@tocsin/core";
 import { createGrpcServer, type GrpcServer } from "@tocsin/grpc";
 import { PROTO_FILES, settingsV1 } from "@tocsin/proto";
+import { mongoDbName as storeDbName } from "@tocsin/store";
 import { type AuthClient, createAuthClient, createAuthDirectory } from "./clients/auth-directory.js";
 import { type CachedDirectory, createCachedDirectory } from "./clients/cached-directory.js";
 import type { SettingsConfig } from "./config.js";
@@ -24,9 +25,7 @@ export interface SettingsServiceOverrides {
 
 /** MONGO_DB wins, then the database named in MONGO_URL, then `tocsin_settings`. */
 function mongoDbName(config: SettingsConfig): string {
-  if (config.MONGO_DB) return config.MONGO_DB;
-  const path = new URL(config.MONGO_URL ?? "mongodb://x/").pathname.replace(/^\//, "");
-  return path || "tocsin_settings";
+  return storeDbName(config.MONGO_URL, config.MONGO_DB, "tocsin_settings");
 }
 
 export async function openStore(config: SettingsConfig): Promise<SettingsStore> {

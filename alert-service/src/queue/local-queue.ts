@@ -1,7 +1,7 @@
 import { EventEmitter } from "node:events";
 import type { Logger } from "@tocsin/core";
-import Database, { type Database as Db, type Statement } from "better-sqlite3";
-import { prepared } from "../store/sqlite-statements.js";
+import { openSqlite, prepared } from "@tocsin/store";
+import type { Database as Db, Statement } from "better-sqlite3";
 import {
   backoffMs,
   DEFAULT_LANES,
@@ -83,8 +83,7 @@ export class LocalJobQueue implements JobQueue {
   private readonly bookkeepingSync: Statement;
 
   constructor(private readonly opts: LocalQueueOptions) {
-    this.db = new Database(opts.file);
-    this.db.pragma("journal_mode = WAL");
+    this.db = openSqlite(opts.file);
     // Only the commit that makes `add` resolve needs `synchronous` (FULL: an fsync, ≈ 0.5 ms of
     // blocked event loop on this kind of disk). The connection otherwise commits with NORMAL:
     // attempt counts and results of running jobs survive a process crash, and reach the disk
@@ -92,10 +91,8 @@ export class LocalJobQueue implements JobQueue {
     // just after a job finished can thus forget that it finished, and the job runs again:
     // harmless, jobs are idempotent, and the alert data they wrote is itself committed with
     // NORMAL (service.ts), so a forgotten result means the data may be gone as well.
-    this.db.pragma("synchronous = NORMAL");
     this.addSync = this.db.prepare(`PRAGMA synchronous = ${opts.synchronous ?? "FULL"}`);
     this.bookkeepingSync = this.db.prepare("PRAGMA synchronous = NORMAL");
-    this.db.pragma("busy_timeout = 5000");
     this.db.exec(SCHEMA);
     const insert = this.db.prepare("INSERT OR IGNORE INTO jobs (id, name, lane, data, created_at) VALUES (?, ?, ?, ?, ?)");
     this.insertAll = this.db.transaction((items: Array<{ jobs: QueuedJob[] }>) => {

@@ -1,4 +1,5 @@
 import type { AppError } from "@tocsin/core";
+import { isDuplicateKey } from "@tocsin/store";
 import { emailTaken, endpointTaken, integrationTaken, pathTaken, tokenTaken, usernameTaken } from "../domain/errors.js";
 
 /** The unique rules of the store, named alike in both adapters. */
@@ -33,7 +34,7 @@ const SQLITE_RULES: [string, UniqueRule][] = [
 
 /** The rule a better-sqlite3 UNIQUE failure broke, or null for any other error. */
 export function sqliteDuplicate(err: unknown): UniqueRule | null {
-  if (!(err instanceof Error) || !/UNIQUE constraint failed/.test(err.message)) return null;
+  if (!(err instanceof Error) || !isDuplicateKey(err)) return null;
   for (const [column, rule] of SQLITE_RULES) if (err.message.includes(column)) return rule;
   return null;
 }
@@ -47,8 +48,3 @@ export const MONGO_INDEX: Record<UniqueRule, string> = {
   integration: "_id_",
   endpoint: "uniq_endpoint",
 };
-
-/** A MongoDB (or FerretDB) duplicate-key failure. */
-export function isDuplicateKey(err: unknown): boolean {
-  return (err as { code?: number } | null)?.code === 11000;
-}

@@ -1,4 +1,4 @@
-import { KeyedLock } from "@tocsin/core";
+import { isDuplicateKey, MongoSequences } from "@tocsin/store";
 import { type Db, MongoClient } from "mongodb";
 import type { AuthStore, KeyPatch, NewEmail, NewNamespace, NewProject, NewToken, NewUser } from "../domain/store.js";
 import type {
@@ -12,7 +12,7 @@ import type {
   TokenRecord,
   UserRecord,
 } from "../domain/types.js";
-import { duplicateFor, isDuplicateKey, type UniqueRule } from "./duplicates.js";
+import { duplicateFor, type UniqueRule } from "./duplicates.js";
 import { createMongoIndexes, type Docs, fromDoc, type KeyDoc, type MemberDoc } from "./mongo-docs.js";
 
 /**
@@ -33,13 +33,15 @@ async function guard<T>(fn: () => Promise<T>, rule: UniqueRule | (() => Promise<
  * from a `counters` collection; uniqueness from unique indexes.
  */
 export class MongoAuthStore implements AuthStore {
-  private readonly sequences = new KeyedLock();
+  private readonly sequences: MongoSequences;
 
   private constructor(
     private readonly client: MongoClient,
     private readonly db: Db,
     private readonly c: Docs,
-  ) {}
+  ) {
+    this.sequences = new MongoSequences(db);
+  }
 
   static async connect(url: string, dbName: string): Promise<MongoAuthStore> {
     const client = new MongoClient(url, { serverSelectionTimeoutMS: 5000 });
@@ -47,7 +49,6 @@ export class MongoAuthStore implements AuthStore {
     try {
       const db = client.db(dbName);
       const c: Docs = {
-        counters: db.collection("counters"),
         users: db.collection("users"),
         emails: db.collection("emails"),
         tokens: db.collection("tokens"),
@@ -77,17 +78,8 @@ export class MongoAuthStore implements AuthStore {
     await this.client.close();
   }
 
-  // Serialised per counter: FerretDB's `$inc` is not atomic under concurrency (see KeyedLock).
   private nextId(name: string): Promise<number> {
-    return this.sequences.run(name, async () => {
-      const doc = await this.c.counters.findOneAndUpdate(
-        { _id: name },
-        { $inc: { seq: 1 } },
-        { upsert: true, returnDocument: "after" },
-      );
-      if (!doc) throw new Error(`sequence ${name} did not answer`);
-      return doc.seq;
-    });
+    return this.sequences.next(name);
   }
 
   /**

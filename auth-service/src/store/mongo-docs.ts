@@ -18,13 +18,8 @@ export type NamespaceDoc = Omit<NamespaceRecord, "id"> & { _id: number; fullPath
 export type ProjectDoc = Omit<ProjectRecord, "id"> & { _id: number; pathLower: string };
 export type MemberDoc = MembershipRecord & { _id: string };
 export type KeyDoc = Omit<IntegrationKeyRecord, "integrationId"> & { _id: number };
-export interface CounterDoc {
-  _id: string;
-  seq: number;
-}
 
 export interface Docs {
-  counters: Collection<CounterDoc>;
   users: Collection<UserDoc>;
   emails: Collection<EmailDoc>;
   tokens: Collection<TokenDoc>;

@@ -1,6 +1,5 @@
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
-import Database, { type Statement } from "better-sqlite3";
+import { openSqlite, prepared } from "@tocsin/store";
+import type Database from "better-sqlite3";
 import type { AuthStore, KeyPatch, NewEmail, NewNamespace, NewProject, NewToken, NewUser } from "../domain/store.js";
 import type {
   EmailRecord,
@@ -35,11 +34,7 @@ export class SqliteAuthStore implements AuthStore {
   private readonly db: Database.Database;
 
   constructor(file: string) {
-    if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
-    this.db = new Database(file);
-    this.db.pragma("journal_mode = WAL");
-    this.db.pragma("synchronous = NORMAL");
-    this.db.pragma("busy_timeout = 5000");
+    this.db = openSqlite(file);
     this.db.exec(SQLITE_SCHEMA);
   }
 
@@ -52,15 +47,8 @@ export class SqliteAuthStore implements AuthStore {
   }
 
   /** Statements are prepared once per SQL text (preparing costs more than running them). */
-  private readonly statements = new Map<string, Statement>();
-
-  private stmt(sql: string): Statement {
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      statement = this.db.prepare(sql);
-      this.statements.set(sql, statement);
-    }
-    return statement;
+  private stmt(sql: string) {
+    return prepared(this.db, sql);
   }
 
   private one<T>(sql: string, map: (r: never) => T, ...args: unknown[]): T | null {

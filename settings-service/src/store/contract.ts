@@ -3,6 +3,8 @@ import type { SettingChange, SettingKey, SettingsStore } from "../domain/ports.j
 
 export interface StoreFixture {
   store: SettingsStore;
+  /** Another store on the same data, as a second replica would open it (when the adapter has one). */
+  replica?(): Promise<SettingsStore>;
   cleanup(): Promise<void>;
 }
 
@@ -72,6 +74,22 @@ export function describeSettingsStoreContract(name: string, makeStore: () => Pro
       const all = await fx.store.listForUsers([2], 10, []);
       expect(all).toHaveLength(1);
       for (const e of writes) expect(all[0]?.events[e]).toBe(true);
+    });
+
+    it("a replica racing the first write of a setting retries on the unique violation instead of failing", async () => {
+      // Stores do not share the in-process lock, so several upserts of one key may insert: the
+      // unique index rejects all but one (FerretDB 1.24 answers such an upsert with 11000, an
+      // update that moves a document onto a taken key with "UNIQUE constraint failed"; both are
+      // duplicates), and each rejected one must be retried as an update. Without the retry this
+      // case fails on FerretDB.
+      const stores = [fx.store];
+      for (let i = 0; i < 5 && fx.replica; i++) stores.push(await fx.replica());
+      const keys = Array.from({ length: 20 }, (_, i) => project(100 + i));
+      await Promise.all(keys.flatMap((k) => stores.map((s) => s.apply(k, change({ level: "watch" })))));
+      for (const k of keys) {
+        const found = await fx.store.listForUsers([k.userId], 10, []);
+        expect(found.map((s) => s.level)).toEqual(["watch"]);
+      }
     });
 
     it("keeps users, source types and source ids apart", async () => {

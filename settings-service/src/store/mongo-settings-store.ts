@@ -1,5 +1,6 @@
 import { KeyedLock } from "@tocsin/core";
-import { type Collection, type Db, MongoClient, MongoServerError } from "mongodb";
+import { isDuplicateKey } from "@tocsin/store";
+import { type Collection, type Db, MongoClient } from "mongodb";
 import type { EventsChange, Level } from "../domain/events.js";
 import type { SettingChange, SettingKey, SettingsStore, SourceType, StoredSetting } from "../domain/ports.js";
 
@@ -28,8 +29,6 @@ function fromDoc(doc: SettingDoc): StoredSetting {
     updatedAt: doc.updatedAt,
   };
 }
-
-const isDuplicateKey = (err: unknown) => err instanceof MongoServerError && err.code === 11000;
 
 /**
  * SettingsStore on MongoDB (or FerretDB): one document per (user, source), unique index.

@@ -1,6 +1,5 @@
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
-import Database from "better-sqlite3";
+import { openSqlite, prepared } from "@tocsin/store";
+import type Database from "better-sqlite3";
 import type { EventsChange, Level } from "../domain/events.js";
 import type { SettingChange, SettingKey, SettingsStore, SourceType, StoredSetting } from "../domain/ports.js";
 
@@ -54,11 +53,7 @@ export class SqliteSettingsStore implements SettingsStore {
   private readonly applyTx: (key: SettingKey, change: SettingChange) => StoredSetting;
 
   constructor(file: string) {
-    if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
-    this.db = new Database(file);
-    this.db.pragma("journal_mode = WAL");
-    this.db.pragma("synchronous = NORMAL");
-    this.db.pragma("busy_timeout = 5000");
+    this.db = openSqlite(file);
     this.db.exec(SCHEMA);
     this.selectOne = this.db.prepare(
       "SELECT * FROM notification_settings WHERE user_id = ? AND source_type = ? AND source_id = ?",
@@ -118,7 +113,7 @@ export class SqliteSettingsStore implements SettingsStore {
   }
 
   async ping(): Promise<void> {
-    this.db.prepare("SELECT 1").get();
+    prepared(this.db, "SELECT 1").get();
   }
 
   async close(): Promise<void> {

@@ -18,9 +18,16 @@ describe.skipIf(!mongoUrl)("mongodb (FerretDB)", () => {
     const client = await new MongoClient(mongoUrl).connect();
     const db = client.db(`tocsin_test_settings_${randomBytes(4).toString("hex")}`);
     const store = await MongoSettingsStore.open(db);
+    const replicas: MongoSettingsStore[] = [];
     return {
       store,
+      replica: async () => {
+        const replica = await MongoSettingsStore.open(mongoUrl, db.databaseName);
+        replicas.push(replica);
+        return replica;
+      },
       cleanup: async () => {
+        await Promise.all(replicas.map((r) => r.close()));
         await db.dropDatabase();
         await client.close();
       },

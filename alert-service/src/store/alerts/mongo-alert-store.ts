@@ -1,8 +1,10 @@
+import { KeyedLock } from "@tocsin/core";
+import { isDuplicateKey, MongoSequences } from "@tocsin/store";
 import type { Db, Filter } from "mongodb";
 import type { ActivityEntry, Alert, AlertStatus } from "../../domain/alerts/model.js";
 import type { AlertQuery, AlertStore, NewAlert } from "../../domain/alerts/ports.js";
 import { opApplied, openAlertExists, RESOLVED, severityCode, severityOf, statusCode, statusOf } from "./codes.js";
-import { activitySeq, COLLECTIONS, INSERT_RETRIES, isDuplicateKey, KeyedLock, MongoSequences } from "./mongo-common.js";
+import { activitySeq, COLLECTIONS, INSERT_RETRIES } from "./mongo-common.js";
 
 interface AlertDoc {
   _id: number;

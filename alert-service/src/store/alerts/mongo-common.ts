@@ -1,7 +1,4 @@
-import { KeyedLock } from "@tocsin/core";
-import type { Collection, Db } from "mongodb";
-
-export { KeyedLock };
+import type { Db } from "mongodb";
 
 export const COLLECTIONS = {
   alerts: "alerts",
@@ -12,39 +9,6 @@ export const COLLECTIONS = {
   processedJobs: "processed_jobs",
   counters: "counters",
 } as const;
-
-/**
- * A unique-index violation. FerretDB 1.x answers `insert` with code 11000 but a violating
- * `findAndModify` with another code whose message is SQLite's `UNIQUE constraint failed`.
- */
-export function isDuplicateKey(err: unknown): boolean {
-  const e = err as { code?: number; message?: string };
-  return e?.code === 11000 || /E11000|duplicate key|UNIQUE constraint failed/i.test(e?.message ?? "");
-}
-
-/**
- * Number sequences in a `counters` collection. `$inc` is atomic on MongoDB but not on FerretDB
- * 1.x (an unlocked read-modify-write), so increments of one sequence are also serialised within
- * this process. Inserts still go under unique indexes and retry on conflict, which covers
- * several processes on MongoDB. (An earlier version took "highest + 1" with a sorted query:
- * FerretDB's SQLite backend sorts in memory, which made every insert scan the collection.)
- */
-export class MongoSequences {
-  private static readonly locks = new KeyedLock();
-  private readonly col: Collection<{ _id: string; seq: number }>;
-
-  constructor(db: Db) {
-    this.col = db.collection<{ _id: string; seq: number }>(COLLECTIONS.counters);
-  }
-
-  next(name: string): Promise<number> {
-    return MongoSequences.locks.run(`${this.col.dbName}:${name}`, async () => {
-      const doc = await this.col.findOneAndUpdate({ _id: name }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: "after" });
-      if (!doc) throw new Error(`sequence ${name} did not answer`);
-      return doc.seq;
-    });
-  }
-}
 
 /** How often an insert retries after losing a number to a concurrent insert. */
 export const INSERT_RETRIES = 20;

@@ -1,3 +1,4 @@
+import { isDuplicateKey, MongoSequences } from "@tocsin/store";
 import type { Db } from "mongodb";
 import {
   type AlertOutcome,
@@ -8,7 +9,7 @@ import {
 } from "../../domain/alerts/model.js";
 import type { IncidentStore, IngestAnswer, OpenIncident, RequestLog } from "../../domain/alerts/ports.js";
 import { severityCode, severityOf } from "./codes.js";
-import { COLLECTIONS, INSERT_RETRIES, isDuplicateKey, MongoSequences } from "./mongo-common.js";
+import { COLLECTIONS, INSERT_RETRIES } from "./mongo-common.js";
 
 interface IncidentDoc {
   _id: number;

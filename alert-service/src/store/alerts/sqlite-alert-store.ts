@@ -1,7 +1,7 @@
+import { prepared } from "@tocsin/store";
 import type { Database } from "better-sqlite3";
 import type { ActivityEntry, Alert, AlertStatus } from "../../domain/alerts/model.js";
 import type { AlertQuery, AlertStore, NewAlert } from "../../domain/alerts/ports.js";
-import { prepared } from "../sqlite-statements.js";
 import { opApplied, openAlertExists, RESOLVED, severityCode, severityOf, statusCode, statusOf } from "./codes.js";
 import { isUniqueViolation, nextCounter } from "./sqlite-schema.js";
 

@@ -1,3 +1,4 @@
+import { prepared } from "@tocsin/store";
 import type { Database } from "better-sqlite3";
 import {
   type AlertOutcome,
@@ -7,7 +8,6 @@ import {
   type IncidentStatus,
 } from "../../domain/alerts/model.js";
 import type { IncidentStore, IngestAnswer, OpenIncident, RequestLog } from "../../domain/alerts/ports.js";
-import { prepared } from "../sqlite-statements.js";
 import { severityCode, severityOf } from "./codes.js";
 import { nextCounter } from "./sqlite-schema.js";
 

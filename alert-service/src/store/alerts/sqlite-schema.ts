@@ -1,5 +1,5 @@
+import { prepared } from "@tocsin/store";
 import type { Database } from "better-sqlite3";
-import { prepared } from "../sqlite-statements.js";
 
 /**
  * Tables of the alert data. The one-open-alert rule is the partial unique index

@@ -1,6 +1,6 @@
+import { prepared } from "@tocsin/store";
 import type { Database } from "better-sqlite3";
 import type { AlertsStores } from "../../domain/alerts/ports.js";
-import { prepared } from "../sqlite-statements.js";
 import { SqliteAlertStore } from "./sqlite-alert-store.js";
 import { SqliteIncidentStore, SqliteRequestLog } from "./sqlite-incident-store.js";
 import { migrateAlertsSchema } from "./sqlite-schema.js";

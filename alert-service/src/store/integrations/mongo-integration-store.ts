@@ -1,5 +1,6 @@
-import { alreadyExists, KeyedLock } from "@tocsin/core";
-import { type Collection, type Db, MongoServerError } from "mongodb";
+import { alreadyExists } from "@tocsin/core";
+import { isDuplicateKey, MongoSequences } from "@tocsin/store";
+import type { Collection, Db } from "mongodb";
 import type {
   IntegrationPatch,
   IntegrationRecord,
@@ -41,37 +42,19 @@ function toRecord(doc: Doc): IntegrationRecord {
   };
 }
 
-/**
- * A unique-index violation. FerretDB 1.x reports one from an update as InternalError (code 1)
- * carrying SQLite's `UNIQUE constraint failed`, not 11000; both count.
- */
-function isDuplicate(err: unknown): boolean {
-  return err instanceof MongoServerError && (err.code === 11000 || /UNIQUE constraint failed|E11000/.test(err.message));
-}
-
 function duplicate(err: unknown): never {
-  if (isDuplicate(err)) throw alreadyExists("INTEGRATION_EXISTS", "Integration already exists");
+  if (isDuplicateKey(err)) throw alreadyExists("INTEGRATION_EXISTS", "Integration already exists");
   throw err;
 }
 
 /** Integrations in MongoDB: `integrations` (unique project_id + unique_key) and a `counters` sequence. */
 export async function createMongoIntegrationStore(db: Db): Promise<IntegrationStore> {
   const col: Collection<Doc> = db.collection<Doc>("integrations");
-  const counters = db.collection<{ _id: string; seq: number }>("counters");
   await col.createIndex({ project_id: 1, unique_key: 1 }, { unique: true, name: "project_unique_key" });
   await col.createIndex({ project_id: 1, type: 1 }, { name: "project_type" });
 
-  // Serialised: FerretDB's `$inc` is not atomic under concurrency (see KeyedLock).
-  const sequence = new KeyedLock();
-  const nextId = () =>
-    sequence.run(SEQUENCE_ID, async () => {
-      const doc = await counters.findOneAndUpdate(
-        { _id: SEQUENCE_ID },
-        { $inc: { seq: 1 } },
-        { upsert: true, returnDocument: "after" },
-      );
-      return doc?.seq ?? 1;
-    });
+  const sequences = new MongoSequences(db);
+  const nextId = () => sequences.next(SEQUENCE_ID);
 
   return {
     async insert(input: NewIntegration) {

@@ -1,4 +1,5 @@
 import { AppError, alreadyExists } from "@tocsin/core";
+import { isDuplicateKey, prepared } from "@tocsin/store";
 import type Database from "better-sqlite3";
 import type {
   IntegrationPatch,
@@ -7,7 +8,6 @@ import type {
   IntegrationType,
   NewIntegration,
 } from "../../domain/integrations/types.js";
-import { prepared } from "../sqlite-statements.js";
 import { mappingFromText, mappingToText, uniqueKeyOf } from "./codec.js";
 
 interface Row {
@@ -55,7 +55,7 @@ function toRecord(row: Row): IntegrationRecord {
 }
 
 function duplicate(err: unknown): never {
-  if (err instanceof Error && /UNIQUE constraint failed/.test(err.message)) {
+  if (isDuplicateKey(err)) {
     throw alreadyExists("INTEGRATION_EXISTS", "Integration already exists");
   }
   throw err;

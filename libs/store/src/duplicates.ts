@@ -1,0 +1,12 @@
+/**
+ * A unique-index violation from MongoDB, FerretDB or better-sqlite3. MongoDB, and FerretDB 1.x
+ * for inserts and upserts, answer code 11000; FerretDB 1.x answers an update (`update`,
+ * `findAndModify`) that moves a document onto a taken key with InternalError (code 1) and
+ * SQLite's `UNIQUE constraint failed` text, which is also better-sqlite3's message.
+ */
+export function isDuplicateKey(err: unknown): boolean {
+  if (err === null || typeof err !== "object") return false;
+  const e = err as { code?: unknown; message?: unknown };
+  if (e.code === 11000 || e.code === 11001) return true;
+  return typeof e.message === "string" && /E11000|duplicate key|UNIQUE constraint failed/i.test(e.message);
+}

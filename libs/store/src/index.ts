@@ -1,0 +1,5 @@
+export { isDuplicateKey } from "./duplicates.js";
+export { mongoDbName } from "./mongo-db-name.js";
+export { prepared } from "./prepared.js";
+export { MongoSequences } from "./sequences.js";
+export { openSqlite, type SqliteOptions } from "./sqlite.js";
