@@ -8,7 +8,7 @@
 // --only-http skips the ResolveRecipients part; --cpu-prof writes a CPU profile of each service
 // (auth, settings, gateway) to DIR.
 // The script boots auth-service, settings-service and the gateway itself from the built dist
-// packages (`@tocsin/*` start functions), each in its own child process (as in production, and
+// packages (`loadConfig` + `createXService`, as each main.ts), each in its own child process (as in production, and
 // so that autocannon does not share their event loop), with SQLite stores in a temporary folder.
 import { fork } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -24,10 +24,17 @@ const ADMIN_TOKEN = "bench-admin-token-0123456789abcdef";
 /** Child role: start one service from its dist package and report its address. */
 async function serve(role) {
   const env = JSON.parse(process.env.BENCH_ENV ?? "{}");
+  const { createLogger, systemClock } = await import("@tocsin/core");
+  // As each main.ts does: parse the environment once, then createXService(config, { logger, clock }).
+  const boot = async (name, pkg, create) => {
+    const mod = await import(pkg);
+    const config = mod.loadConfig(env);
+    return mod[create](config, { logger: createLogger(name, config.logLevel), clock: systemClock });
+  };
   const start = {
-    auth: async () => (await import("@tocsin/auth-service")).startAuthService(env),
-    settings: async () => (await import("@tocsin/settings-service")).startSettingsService(env),
-    gateway: async () => (await import("@tocsin/gateway")).startGateway(env),
+    auth: () => boot("auth-service", "@tocsin/auth-service", "createAuthService"),
+    settings: () => boot("settings-service", "@tocsin/settings-service", "createSettingsService"),
+    gateway: () => boot("gateway", "@tocsin/gateway", "createGateway"),
     baseline: async () => startBaseline(env.BODY),
   }[role];
   const running = await start();

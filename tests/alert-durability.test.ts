@@ -3,12 +3,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startAuthService } from "@tocsin/auth-service";
 import { silentLogger } from "@tocsin/core";
-import { startGateway } from "@tocsin/gateway";
 import { freePort, waitForPort } from "@tocsin/testing";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { api } from "./api.js";
+import { bootAuth, bootGateway } from "./harness.js";
 
 /**
  * No accepted alert is lost: alert-service runs as a child process, is killed with SIGKILL while
@@ -32,7 +31,7 @@ interface Stack {
 async function startStack(extraEnv: Record<string, string> = {}): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), "tocsin-durability-"));
   const logger = silentLogger();
-  const auth = await startAuthService(
+  const auth = await bootAuth(
     {
       AUTH_SERVICE_ADDR: "127.0.0.1:0",
       DATA_DIR: join(dir, "auth"),
@@ -80,7 +79,7 @@ async function startStack(extraEnv: Record<string, string> = {}): Promise<Stack>
     },
   };
   await stack.startAlert();
-  const gateway = await startGateway(
+  const gateway = await bootGateway(
     {
       PORT: "0",
       AUTH_SERVICE_ADDR: auth.address,

@@ -1,12 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startAlertService } from "@tocsin/alert-service";
-import { startAuthService } from "@tocsin/auth-service";
 import { AppError, type CallContext, silentLogger } from "@tocsin/core";
 import { createClient } from "@tocsin/grpc";
 import { alertV1, authV1 } from "@tocsin/proto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { bootAlert, bootAuth } from "./harness.js";
 
 /**
  * Integration management over gRPC, as internal services call it: real auth-service, real
@@ -33,11 +32,11 @@ describe.each(backends)("AlertService integration RPCs over gRPC (%s)", (_name, 
   beforeAll(async () => {
     const logger = silentLogger();
     const base = { LOG_LEVEL: "silent", SECRET_KEY: "grpc-test-secret-0123456789", ...extraEnv };
-    const a = await startAuthService(
+    const a = await bootAuth(
       { ...base, AUTH_SERVICE_ADDR: "127.0.0.1:0", DATA_DIR: join(dir, "auth"), MONGO_DB: `tocsin_t_auth_${suffix}` },
       { logger },
     );
-    const s = await startAlertService(
+    const s = await bootAlert(
       {
         ...base,
         AUTH_SERVICE_ADDR: a.address,

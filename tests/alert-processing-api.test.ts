@@ -2,8 +2,8 @@ import { AppError, silentLogger } from "@tocsin/core";
 import { createClient, createGrpcServer, type ServiceHandlers } from "@tocsin/grpc";
 import { alertV1, PROTO_FILES } from "@tocsin/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAlertsRuntime } from "../alert-service/src/alerts-runtime.js";
 import { alertHandlers } from "../alert-service/src/handlers/alerts.js";
+import { createAlertsRuntime } from "../alert-service/src/service.js";
 import { ctx, type Harness, startHarness } from "./alert-processing.fixtures.js";
 
 type Def = typeof alertV1.AlertServiceService;

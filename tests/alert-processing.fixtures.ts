@@ -5,7 +5,6 @@ import { type CallContext, FakeClock, forbidden, notFound, silentLogger } from "
 import Database from "better-sqlite3";
 import { Redis } from "ioredis";
 import { MongoClient } from "mongodb";
-import { type AlertsRuntime, createAlertsRuntime } from "../alert-service/src/alerts-runtime.js";
 import type {
   IntegrationDirectory,
   IntegrationRuntime,
@@ -13,6 +12,7 @@ import type {
   ProjectAccess,
   Tier,
 } from "../alert-service/src/domain/types.js";
+import { type AlertsRuntime, createAlertsRuntime } from "../alert-service/src/service.js";
 
 /** Fakes for what lives outside alert processing: auth-service's projects and the integrations module. */
 export class FakeWorld {

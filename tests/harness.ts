@@ -1,11 +1,23 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startAlertService } from "@tocsin/alert-service";
-import { startAuthService } from "@tocsin/auth-service";
-import { type Logger, silentLogger } from "@tocsin/core";
-import { startGateway } from "@tocsin/gateway";
-import { startSettingsService } from "@tocsin/settings-service";
+import { loadConfig as alertConfig, createAlertService } from "@tocsin/alert-service";
+import { loadConfig as authConfig, createAuthService } from "@tocsin/auth-service";
+import { type Clock, type Logger, type ServiceDeps, silentLogger, systemClock } from "@tocsin/core";
+import { createGateway, loadConfig as gatewayConfig } from "@tocsin/gateway";
+import { createSettingsService, loadConfig as settingsConfig } from "@tocsin/settings-service";
+
+type Env = Record<string, string | undefined>;
+const depsOf = (deps: Partial<ServiceDeps> = {}): ServiceDeps => ({
+  logger: deps.logger ?? silentLogger(),
+  clock: deps.clock ?? systemClock,
+});
+
+/** Each service from an environment, the way its main.ts starts it (config parsed once, then create). */
+export const bootAuth = (env: Env, deps?: Partial<ServiceDeps>) => createAuthService(authConfig(env), depsOf(deps));
+export const bootSettings = (env: Env, deps?: Partial<ServiceDeps>) => createSettingsService(settingsConfig(env), depsOf(deps));
+export const bootAlert = (env: Env, deps?: Partial<ServiceDeps>) => createAlertService(alertConfig(env), depsOf(deps));
+export const bootGateway = (env: Env, deps?: Partial<ServiceDeps>) => createGateway(gatewayConfig(env), depsOf(deps));
 
 export interface SystemOptions {
   /** Extra environment for every process (e.g. MONGO_URL, REDIS_URL). */
@@ -13,6 +25,8 @@ export interface SystemOptions {
   adminToken?: string;
   /** Logger for every process (default: silent), e.g. to capture log output in a test. */
   logger?: Logger;
+  /** Clock for every service (default: the system clock). */
+  clock?: Clock;
 }
 
 export interface RunningSystem {
@@ -35,34 +49,29 @@ export interface RunningSystem {
 export async function startSystem(options: SystemOptions = {}): Promise<RunningSystem> {
   const dataDir = mkdtempSync(join(tmpdir(), "tocsin-system-"));
   const adminToken = options.adminToken ?? "admin-token-for-tests-0123456789";
-  const logger = options.logger ?? silentLogger();
+  const deps = depsOf(options);
   const base = {
     LOG_LEVEL: "silent",
     ADMIN_TOKEN: adminToken,
     SECRET_KEY: "test-secret-key-0123456789abcdef",
     ...options.env,
   };
-  const auth = await startAuthService(
+  const auth = await bootAuth(
     { ...base, AUTH_SERVICE_ADDR: "127.0.0.1:0", DATA_DIR: join(dataDir, "auth"), MONGO_DB: uniqueDb("auth") },
-    { logger },
+    deps,
   );
   const withAuth = { ...base, AUTH_SERVICE_ADDR: auth.address };
-  const settings = await startSettingsService(
+  const settings = await bootSettings(
     { ...withAuth, SETTINGS_SERVICE_ADDR: "127.0.0.1:0", DATA_DIR: join(dataDir, "settings"), MONGO_DB: uniqueDb("settings") },
-    { logger },
+    deps,
   );
-  const alert = await startAlertService(
+  const alert = await bootAlert(
     { ...withAuth, ALERT_SERVICE_ADDR: "127.0.0.1:0", DATA_DIR: join(dataDir, "alert"), MONGO_DB: uniqueDb("alert") },
-    { logger },
+    deps,
   );
-  const gateway = await startGateway(
-    {
-      ...withAuth,
-      PORT: "0",
-      ALERT_SERVICE_ADDR: alert.address,
-      SETTINGS_SERVICE_ADDR: settings.address,
-    },
-    { logger },
+  const gateway = await bootGateway(
+    { ...withAuth, PORT: "0", ALERT_SERVICE_ADDR: alert.address, SETTINGS_SERVICE_ADDR: settings.address },
+    deps,
   );
   const services = { auth, alert, settings };
   const stopped = new Set<keyof typeof services>();

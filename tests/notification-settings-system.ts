@@ -1,11 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startAuthService } from "@tocsin/auth-service";
 import { silentLogger } from "@tocsin/core";
-import { startGateway } from "@tocsin/gateway";
-import { startSettingsService } from "@tocsin/settings-service";
 import { freePort } from "@tocsin/testing";
+import { bootAuth, bootGateway, bootSettings } from "./harness.js";
 
 /**
  * The part of the system the notification settings need: auth-service, settings-service and the
@@ -26,7 +24,7 @@ export async function startSettingsSystem(env: Record<string, string> = {}): Pro
   const adminToken = "admin-token-for-settings-tests-0123";
   const logger = silentLogger();
   const base = { LOG_LEVEL: "silent", ADMIN_TOKEN: adminToken, SECRET_KEY: "test-secret-key-0123456789abcdef", ...env };
-  const auth = await startAuthService({ ...base, AUTH_SERVICE_ADDR: "127.0.0.1:0", DATA_DIR: join(dataDir, "auth") }, { logger });
+  const auth = await bootAuth({ ...base, AUTH_SERVICE_ADDR: "127.0.0.1:0", DATA_DIR: join(dataDir, "auth") }, { logger });
   const settingsAddr = `127.0.0.1:${await freePort()}`;
   const settingsEnv = {
     ...base,
@@ -34,8 +32,8 @@ export async function startSettingsSystem(env: Record<string, string> = {}): Pro
     SETTINGS_SERVICE_ADDR: settingsAddr,
     DATA_DIR: join(dataDir, "settings"),
   };
-  let settings = await startSettingsService(settingsEnv, { logger });
-  const gateway = await startGateway(
+  let settings = await bootSettings(settingsEnv, { logger });
+  const gateway = await bootGateway(
     {
       ...base,
       PORT: "0",
@@ -52,7 +50,7 @@ export async function startSettingsSystem(env: Record<string, string> = {}): Pro
     settingsAddr,
     async restartSettings() {
       await settings.stop();
-      settings = await startSettingsService(settingsEnv, { logger });
+      settings = await bootSettings(settingsEnv, { logger });
     },
     async stop() {
       await gateway.stop();

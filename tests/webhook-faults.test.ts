@@ -1,12 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startAlertService } from "@tocsin/alert-service";
-import { startAuthService } from "@tocsin/auth-service";
 import { silentLogger } from "@tocsin/core";
-import { startGateway } from "@tocsin/gateway";
 import { afterEach, describe, expect, it } from "vitest";
 import { api } from "./api.js";
+import { bootAlert, bootAuth, bootGateway } from "./harness.js";
 import { seedProject, seedUser } from "./seed.js";
 import { rawPost } from "./webhook-client.js";
 
@@ -17,12 +15,12 @@ async function boot() {
   const dir = mkdtempSync(join(tmpdir(), "tocsin-webhook-faults-"));
   const logger = silentLogger();
   const base = { LOG_LEVEL: "silent", ADMIN_TOKEN: ADMIN, SECRET_KEY: "faults-secret-0123456789abcdef" };
-  const auth = await startAuthService({ ...base, AUTH_SERVICE_ADDR: "127.0.0.1:0", DATA_DIR: join(dir, "auth") }, { logger });
-  const alert = await startAlertService(
+  const auth = await bootAuth({ ...base, AUTH_SERVICE_ADDR: "127.0.0.1:0", DATA_DIR: join(dir, "auth") }, { logger });
+  const alert = await bootAlert(
     { ...base, AUTH_SERVICE_ADDR: auth.address, ALERT_SERVICE_ADDR: "127.0.0.1:0", DATA_DIR: join(dir, "alert") },
     { logger },
   );
-  const gateway = await startGateway(
+  const gateway = await bootGateway(
     {
       ...base,
       PORT: "0",

@@ -1,26 +1,31 @@
 import { join } from "node:path";
-import { type Clock, type Logger, systemClock } from "@tocsin/core";
-import { createGrpcServer } from "@tocsin/grpc";
+import type { Clock, Logger, RunningService, ServiceDeps } from "@tocsin/core";
+import { connectableAddress, createGrpcServer, serviceDependency, startHealthPolicy } from "@tocsin/grpc";
 import { alertV1, PROTO_FILES } from "@tocsin/proto";
 import { openSqlite } from "@tocsin/store";
 import type Database from "better-sqlite3";
 import { type Db, MongoClient } from "mongodb";
-import { createAlertsRuntime } from "./alerts-runtime.js";
 import { createAuthClient } from "./clients/auth-client.js";
 import { createIntegrationKeys } from "./clients/integration-keys.js";
 import { createProjectAccess } from "./clients/project-access.js";
 import { type AlertServiceConfig, mongoDbName, queuePrefix } from "./config.js";
+import { type AlertsModule, createAlertsModule } from "./domain/alerts/module.js";
+import type { AlertsStores } from "./domain/alerts/ports.js";
 import { createIntegrationsModule } from "./domain/integrations/module.js";
 import type { IntegrationStore } from "./domain/integrations/types.js";
+import type { IntegrationDirectory, ProjectAccess } from "./domain/types.js";
 import { alertHandlers } from "./handlers/alerts.js";
 import { integrationHandlers } from "./handlers/integrations.js";
+import { BullmqJobQueue } from "./queue/bullmq-queue.js";
+import { createAlertJobs, createJobRunner } from "./queue/jobs.js";
+import { LocalJobQueue } from "./queue/local-queue.js";
+import type { JobQueue } from "./queue/queue.js";
+import { createMongoAlertsStores } from "./store/alerts/mongo-stores.js";
+import { createSqliteAlertsStores } from "./store/alerts/sqlite-stores.js";
 import { createMongoIntegrationStore } from "./store/integrations/mongo-integration-store.js";
 import { createSqliteIntegrationStore } from "./store/integrations/sqlite-integration-store.js";
 
-export interface AlertServiceOverrides {
-  logger: Logger;
-  clock?: Clock;
-}
+export const SERVICE_NAME = "alert.v1.AlertService";
 
 interface Storage {
   sqlite?: Database.Database;
@@ -40,10 +45,12 @@ async function openStorage(config: AlertServiceConfig): Promise<Storage> {
   return { sqlite, integrations: createSqliteIntegrationStore(sqlite), close: async () => void sqlite.close() };
 }
 
-/** Wires storage, auth-service, integrations, the alerts runtime and the gRPC server; binds it. */
-export async function createAlertService(config: AlertServiceConfig, overrides: AlertServiceOverrides) {
-  const { logger } = overrides;
-  const clock = overrides.clock ?? systemClock;
+/**
+ * alert-service: opens its storage, wires auth-service, integrations and the alerts runtime (queue
+ * workers included), binds gRPC on ALERT_SERVICE_ADDR (port 0 allowed) and serves health by the
+ * one policy (its store, its queue and auth-service).
+ */
+export async function createAlertService(config: AlertServiceConfig, { logger, clock }: ServiceDeps): Promise<RunningService> {
   const storage = await openStorage(config);
   const auth = createAuthClient(config.authServiceAddr);
   const projects = createProjectAccess(auth, clock);
@@ -65,36 +72,129 @@ export async function createAlertService(config: AlertServiceConfig, overrides: 
     clock,
     logger,
   });
-  const server = createGrpcServer({ logger, protoFiles: [PROTO_FILES.alert], serviceNames: ["alert.v1.AlertService"] });
+  const server = createGrpcServer({ logger, protoFiles: [PROTO_FILES.alert], serviceNames: [SERVICE_NAME] });
   server.add(alertV1.AlertServiceService, { ...integrationHandlers(integrations), ...alertHandlers(runtime.module) });
-  await runtime.start();
-  const port = await server.listen(config.alertServiceAddr);
-  const host = config.alertServiceAddr.slice(0, config.alertServiceAddr.lastIndexOf(":"));
-  const address = `${host}:${port}`;
-
-  // SERVING once the store and the queue answer; re-checked so that health follows them.
-  const checkHealth = async () => {
-    const ok = await Promise.all([storage.integrations.ping().then(() => true), runtime.healthy()]).then(
-      (all) => all.every(Boolean),
-      () => false,
-    );
-    server.setServing(ok);
-    return ok;
-  };
-  await checkHealth();
-  const healthTimer = setInterval(() => void checkHealth(), 5_000);
-  healthTimer.unref();
-
+  let port: number;
+  try {
+    await runtime.start();
+    port = await server.listen(config.alertServiceAddr);
+  } catch (err) {
+    await runtime.stop();
+    auth.close();
+    await storage.close();
+    throw err;
+  }
+  const health = await startHealthPolicy(
+    server,
+    [
+      { name: "store", check: () => storage.integrations.ping() },
+      { name: "queue", check: () => runtime.healthy() },
+      serviceDependency("auth-service", config.authServiceAddr),
+    ],
+    { logger },
+  );
   let stopping: Promise<void> | undefined;
-  const stop = () => {
-    stopping ??= (async () => {
-      clearInterval(healthTimer);
-      await server.shutdown(5_000);
-      await runtime.stop();
-      auth.close();
-      await storage.close();
-    })();
-    return stopping;
+  return {
+    address: connectableAddress(config.alertServiceAddr, port),
+    stop() {
+      stopping ??= (async () => {
+        health.stop();
+        await server.shutdown(5_000);
+        await runtime.stop();
+        auth.close();
+        await storage.close();
+      })();
+      return stopping;
+    },
   };
-  return { address, stop };
+}
+
+/** The alerts half of alert-service without gRPC: stores, queue, workers, use-cases (tests boot it alone). */
+export interface AlertsRuntimeOptions {
+  /** Exactly one of sqlite / mongo holds the alert data. */
+  sqlite?: Database.Database;
+  mongo?: Db;
+  /** Where the durable local queue keeps `alert-queue.db` (used when redisUrl is unset). */
+  dataDir: string;
+  redisUrl?: string;
+  projects: ProjectAccess;
+  integrations: IntegrationDirectory;
+  clock: Clock;
+  logger: Logger;
+  /** Tests: override the local queue file (e.g. `:memory:`) or the BullMQ key prefix. */
+  queueFile?: string;
+  queuePrefix?: string;
+}
+
+export interface AlertsRuntime {
+  module: AlertsModule;
+  /** The stores, for housekeeping and tests. */
+  stores: AlertsStores;
+  /** Starts the queue workers and the housekeeping timer. */
+  start(): Promise<void>;
+  /** Stops the workers (running jobs finish) and closes the queue. */
+  stop(): Promise<void>;
+  healthy(): Promise<boolean>;
+}
+
+/** How long processed-job records (and the ops of idempotent re-runs) are kept. */
+const JOB_RECORD_TTL_MS = 48 * 3600_000;
+
+async function storesOf(opts: AlertsRuntimeOptions): Promise<AlertsStores> {
+  if (opts.sqlite && opts.mongo) throw new Error("alerts runtime: give sqlite or mongo, not both");
+  if (opts.sqlite) return createSqliteAlertsStores(opts.sqlite);
+  if (opts.mongo) return createMongoAlertsStores(opts.mongo);
+  throw new Error("alerts runtime: a data store (sqlite or mongo) is required");
+}
+
+function queueOf(opts: AlertsRuntimeOptions): JobQueue {
+  const logger = opts.logger.child({ component: "alert-queue" });
+  if (opts.redisUrl)
+    return new BullmqJobQueue({ redisUrl: opts.redisUrl, logger, ...(opts.queuePrefix ? { prefix: opts.queuePrefix } : {}) });
+  const file = opts.queueFile ?? join(opts.dataDir, "alert-queue.db");
+  if (file !== ":memory:") mkdirSync(opts.dataDir, { recursive: true });
+  return new LocalJobQueue({ file, logger });
+}
+
+/** Wires the alert stores, the queue (BullMQ with REDIS_URL, else the durable local one) and the use-cases. */
+export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<AlertsRuntime> {
+  const stores = await storesOf(opts);
+  const queue = queueOf(opts);
+  const jobs = createAlertJobs(queue);
+  const module = createAlertsModule({
+    stores,
+    jobs,
+    projects: opts.projects,
+    integrations: opts.integrations,
+    clock: opts.clock,
+  });
+  let housekeeping: NodeJS.Timeout | undefined;
+  const purge = () => {
+    const now = opts.clock.now();
+    stores.requests
+      .purge(now, new Date(now.getTime() - JOB_RECORD_TTL_MS))
+      .catch((err) => opts.logger.warn({ err }, "purge failed"));
+  };
+  return {
+    module,
+    stores,
+    async start() {
+      await queue.start(createJobRunner(module.jobs, opts.logger.child({ component: "alert-worker" })));
+      housekeeping = setInterval(purge, 10 * 60_000);
+      housekeeping.unref();
+    },
+    async stop() {
+      if (housekeeping) clearInterval(housekeeping);
+      await queue.close();
+      await stores.close();
+    },
+    async healthy() {
+      try {
+        await stores.ping();
+        return await queue.healthy();
+      } catch {
+        return false;
+      }
+    },
+  };
 }

@@ -1,14 +1,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type CallContext, FakeClock, silentLogger } from "@tocsin/core";
+import { type CallContext, FakeClock, type RunningService, silentLogger, systemClock } from "@tocsin/core";
 import { createClient, type PromiseClient } from "@tocsin/grpc";
 import { authV1 } from "@tocsin/proto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { loadConfig } from "./config.js";
 import type { AccessEvent } from "./domain/access-events.js";
 import type { UseCases } from "./handlers/use-cases.js";
-import { type RunningAuthService, startAuthService } from "./index.js";
-import { createUseCases } from "./service.js";
+import { createAuthService, createUseCases } from "./service.js";
 import { SqliteAuthStore } from "./store/sqlite-auth-store.js";
 
 const sys: CallContext = { requestId: "w" };
@@ -66,15 +66,15 @@ describe("access events (what WatchAccessChanges streams)", () => {
 
 describe("WatchAccessChanges over gRPC", () => {
   let dir: string;
-  let service: RunningAuthService;
+  let service: RunningService;
   let client: PromiseClient<typeof authV1.AuthServiceService>;
   const ADMIN_TOKEN = "admin-token-for-watch-tests-0123";
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "auth-watch-"));
-    service = await startAuthService(
-      { AUTH_SERVICE_ADDR: "127.0.0.1:0", DATA_DIR: dir, ADMIN_TOKEN, SECRET_KEY: "secret-key-for-tests-0123456789" },
-      { logger: silentLogger() },
+    service = await createAuthService(
+      loadConfig({ AUTH_SERVICE_ADDR: "127.0.0.1:0", DATA_DIR: dir, ADMIN_TOKEN, SECRET_KEY: "secret-key-for-tests-0123456789" }),
+      { logger: silentLogger(), clock: systemClock },
     );
     client = createClient(authV1.AuthServiceService, { target: "auth", address: service.address });
   });

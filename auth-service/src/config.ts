@@ -3,39 +3,49 @@ import { join } from "node:path";
 import { commonEnv, type Logger, parseConfig, randomHex, storageEnv, z } from "@tocsin/core";
 import { mongoDbName as storeDbName } from "@tocsin/store";
 
-const schema = z.object({
-  ...commonEnv,
-  ...storageEnv,
-  /** If set, user `root` (admin) has this `api` token. */
-  ADMIN_TOKEN: z.string().min(8, "must be at least 8 characters").optional(),
-  /** Encrypts integration keys at rest; generated into DATA_DIR when unset. */
-  SECRET_KEY: z.string().min(16, "must be at least 16 characters").optional(),
-});
+const schema = z
+  .object({
+    ...commonEnv,
+    ...storageEnv,
+    /** If set, user `root` (admin) has this `api` token. */
+    ADMIN_TOKEN: z.string().min(8, "must be at least 8 characters").optional(),
+    /** Encrypts integration keys at rest; generated into DATA_DIR when unset. */
+    SECRET_KEY: z.string().min(16, "must be at least 16 characters").optional(),
+  })
+  .transform((env) => ({
+    logLevel: env.LOG_LEVEL,
+    authServiceAddr: env.AUTH_SERVICE_ADDR,
+    dataDir: env.DATA_DIR,
+    mongoUrl: env.MONGO_URL,
+    mongoDb: env.MONGO_DB,
+    adminToken: env.ADMIN_TOKEN,
+    secretKey: env.SECRET_KEY,
+  }));
 
 export type AuthConfig = z.output<typeof schema>;
 
 /** Parses the environment once; the error names every bad variable. */
 export function loadConfig(env: Record<string, string | undefined>): AuthConfig {
-  return parseConfig(schema, env as NodeJS.ProcessEnv);
+  return parseConfig(schema, env);
 }
 
 /** Database name: MONGO_DB, else the URL's path, else `tocsin_auth`. */
-export function mongoDbName(config: AuthConfig): string {
-  return storeDbName(config.MONGO_URL, config.MONGO_DB, "tocsin_auth");
+export function mongoDbName(config: Pick<AuthConfig, "mongoUrl" | "mongoDb">): string {
+  return storeDbName(config.mongoUrl, config.mongoDb, "tocsin_auth");
 }
 
 /**
  * SECRET_KEY, or the key kept in `${DATA_DIR}/secret.key` (created once, mode 0600, with a
  * warning). Losing that file makes stored integration keys unreadable.
  */
-export function resolveSecretKey(config: AuthConfig, logger: Logger): string {
-  if (config.SECRET_KEY) return config.SECRET_KEY;
-  const file = join(config.DATA_DIR, "secret.key");
+export function resolveSecretKey(config: Pick<AuthConfig, "secretKey" | "dataDir">, logger: Logger): string {
+  if (config.secretKey) return config.secretKey;
+  const file = join(config.dataDir, "secret.key");
   if (existsSync(file)) {
     const key = readFileSync(file, "utf8").trim();
     if (key.length >= 16) return key;
   }
-  mkdirSync(config.DATA_DIR, { recursive: true });
+  mkdirSync(config.dataDir, { recursive: true });
   const key = randomHex(32);
   writeFileSync(file, `${key}\n`, { mode: 0o600 });
   logger.warn(

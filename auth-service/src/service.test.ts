@@ -1,11 +1,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type AppError, type CallContext, sha256, silentLogger } from "@tocsin/core";
+import { type AppError, type CallContext, type RunningService, sha256, silentLogger, systemClock } from "@tocsin/core";
 import { createClient, type PromiseClient } from "@tocsin/grpc";
 import { authV1 } from "@tocsin/proto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { type RunningAuthService, startAuthService } from "./index.js";
+import { loadConfig } from "./config.js";
+import { createAuthService } from "./service.js";
 import { MongoAuthStore } from "./store/mongo-auth-store.js";
 
 const { AccessLevel, Plan, IntegrationType, EndpointKind, EndpointState } = authV1;
@@ -37,22 +38,22 @@ describe.skipIf(!mongoUrl)("MongoDB", () => {
 function describeService(label: string, storeEnv: Record<string, string>) {
   describe(`auth-service over gRPC (${label})`, () => {
     let dir: string;
-    let service: RunningAuthService;
+    let service: RunningService;
     let client: Client;
     let rootId: number;
 
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), "auth-grpc-"));
-      service = await startAuthService(
-        {
+      service = await createAuthService(
+        loadConfig({
           AUTH_SERVICE_ADDR: "127.0.0.1:0",
           DATA_DIR: dir,
           ADMIN_TOKEN,
           SECRET_KEY: "secret-key-for-tests-0123456789",
           LOG_LEVEL: "silent",
           ...storeEnv,
-        },
-        { logger: silentLogger() },
+        }),
+        { logger: silentLogger(), clock: systemClock },
       );
       client = createClient(authV1.AuthServiceService, { target: "auth", address: service.address });
       rootId = (await client.authenticateToken({ token: ADMIN_TOKEN }, sys)).principal?.userId ?? 0;

@@ -1,6 +1,6 @@
 import { join } from "node:path";
-import { type Clock, type Logger, SecretBox } from "@tocsin/core";
-import { createGrpcServer, type GrpcServer } from "@tocsin/grpc";
+import { type Clock, type RunningService, SecretBox, type ServiceDeps } from "@tocsin/core";
+import { connectableAddress, createGrpcServer, startHealthPolicy } from "@tocsin/grpc";
 import { authV1, PROTO_FILES } from "@tocsin/proto";
 import { type AuthConfig, mongoDbName, resolveSecretKey } from "./config.js";
 import { AccessEventHub } from "./domain/access-events.js";
@@ -23,9 +23,9 @@ import { SqliteAuthStore } from "./store/sqlite-auth-store.js";
 export const SERVICE_NAME = "auth.v1.AuthService";
 
 /** MongoDB when MONGO_URL is set, else SQLite in DATA_DIR. */
-export async function openStore(config: AuthConfig): Promise<AuthStore> {
-  if (config.MONGO_URL) return MongoAuthStore.connect(config.MONGO_URL, mongoDbName(config));
-  return new SqliteAuthStore(join(config.DATA_DIR, "auth.db"));
+async function openStore(config: AuthConfig): Promise<AuthStore> {
+  if (config.mongoUrl) return MongoAuthStore.connect(config.mongoUrl, mongoDbName(config));
+  return new SqliteAuthStore(join(config.dataDir, "auth.db"));
 }
 
 export function createUseCases(store: AuthStore, secretKey: string, clock: Clock): UseCases {
@@ -44,19 +44,17 @@ export function createUseCases(store: AuthStore, secretKey: string, clock: Clock
   };
 }
 
-export interface AuthServiceParts {
-  server: GrpcServer;
-  store: AuthStore;
-  useCases: UseCases;
-}
-
-/** Opens the store, bootstraps the admin token, and builds the gRPC server (not yet bound). */
-export async function createAuthService(config: AuthConfig, logger: Logger, clock: Clock): Promise<AuthServiceParts> {
+/**
+ * auth-service: opens the store (and bootstraps the admin token), binds gRPC on
+ * AUTH_SERVICE_ADDR (port 0 allowed) and serves health by the one policy (its store; it calls
+ * no other service).
+ */
+export async function createAuthService(config: AuthConfig, { logger, clock }: ServiceDeps): Promise<RunningService> {
   const secretKey = resolveSecretKey(config, logger);
   const store = await openStore(config);
   try {
     await store.ping();
-    if (config.ADMIN_TOKEN) await ensureAdminToken(store, clock, config.ADMIN_TOKEN, logger);
+    if (config.adminToken) await ensureAdminToken(store, clock, config.adminToken, logger);
   } catch (err) {
     await store.close();
     throw err;
@@ -68,5 +66,27 @@ export async function createAuthService(config: AuthConfig, logger: Logger, cloc
     ...projectHandlers(useCases),
     ...watchHandlers(useCases),
   });
-  return { server, store, useCases };
+  let port: number;
+  try {
+    port = await server.listen(config.authServiceAddr);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  const health = await startHealthPolicy(server, [{ name: "store", check: () => store.ping() }], { logger });
+  let stopping: Promise<void> | undefined;
+  return {
+    address: connectableAddress(config.authServiceAddr, port),
+    stop() {
+      stopping ??= (async () => {
+        health.stop();
+        // Open watch streams end first, so that the graceful shutdown is not held up by them.
+        useCases.hub.close();
+        useCases.access.close();
+        await server.shutdown();
+        await store.close();
+      })();
+      return stopping;
+    },
+  };
 }

@@ -1,5 +1,7 @@
+import { silentLogger, systemClock } from "@tocsin/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningGateway, startGateway } from "./index.js";
+import { loadConfig } from "./config.js";
+import { createGateway, type RunningGateway } from "./service.js";
 import { captureLogger } from "./test-support/capture-logger.js";
 import { STUB_TOKENS, type StubServer, startStubServer } from "./test-support/stub-services.js";
 
@@ -16,9 +18,14 @@ describe("gateway HTTP surface", () => {
 
   beforeAll(async () => {
     [auth, alert, settings] = await Promise.all([startStubServer("auth"), startStubServer("alert"), startStubServer("settings")]);
-    gateway = await startGateway(
-      { PORT: "0", AUTH_SERVICE_ADDR: auth.address, ALERT_SERVICE_ADDR: alert.address, SETTINGS_SERVICE_ADDR: settings.address },
-      { logger: log.logger },
+    gateway = await createGateway(
+      loadConfig({
+        PORT: "0",
+        AUTH_SERVICE_ADDR: auth.address,
+        ALERT_SERVICE_ADDR: alert.address,
+        SETTINGS_SERVICE_ADDR: settings.address,
+      }),
+      { logger: log.logger, clock: systemClock },
     );
   });
   afterAll(async () => {
@@ -222,7 +229,10 @@ describe("gateway HTTP surface", () => {
 
 describe("gateway with auth-service down", () => {
   it("answers 503 with Retry-After, without hanging", async () => {
-    const gateway = await startGateway({ PORT: "0", AUTH_SERVICE_ADDR: "127.0.0.1:1", LOG_LEVEL: "silent" });
+    const gateway = await createGateway(loadConfig({ PORT: "0", AUTH_SERVICE_ADDR: "127.0.0.1:1" }), {
+      logger: silentLogger(),
+      clock: systemClock,
+    });
     try {
       const started = Date.now();
       const res = await fetch(`${gateway.url}/api/v4/user`, { headers: { "PRIVATE-TOKEN": "whatever" } });

@@ -7,7 +7,7 @@ export type AuthClient = PromiseClient<typeof authV1.AuthServiceService>;
 export type AlertClient = PromiseClient<typeof alertV1.AlertServiceService>;
 export type SettingsClient = PromiseClient<typeof settingsV1.SettingsServiceService>;
 
-/** Everything routes need; built once in main/startGateway, replaced in tests. */
+/** Everything routes need; built once in createGateway, replaced in tests. */
 export interface GatewayDeps {
   config: GatewayConfig;
   logger: Logger;

@@ -1,6 +1,13 @@
 import { commonEnv, parseConfig, storageEnv, z } from "@tocsin/core";
 
-const schema = z.object({ ...commonEnv, ...storageEnv });
+const schema = z.object({ ...commonEnv, ...storageEnv }).transform((env) => ({
+  logLevel: env.LOG_LEVEL,
+  settingsServiceAddr: env.SETTINGS_SERVICE_ADDR,
+  authServiceAddr: env.AUTH_SERVICE_ADDR,
+  dataDir: env.DATA_DIR,
+  mongoUrl: env.MONGO_URL,
+  mongoDb: env.MONGO_DB,
+}));
 
 export type SettingsConfig = z.output<typeof schema>;
 

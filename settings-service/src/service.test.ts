@@ -1,11 +1,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AppError, ConfigError, silentLogger } from "@tocsin/core";
+import { AppError, ConfigError, type RunningService, silentLogger, systemClock } from "@tocsin/core";
 import { createClient, type PromiseClient } from "@tocsin/grpc";
 import { settingsV1 } from "@tocsin/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig, startSettingsService } from "./index.js";
+import { loadConfig } from "./config.js";
+import { createSettingsService } from "./service.js";
 import { FakeDirectory } from "./testing/fake-directory.js";
 
 const { SourceType } = settingsV1;
@@ -15,7 +16,7 @@ describe("settings-service over gRPC (fake directory, SQLite file)", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "tocsin-settings-"));
   const directory = new FakeDirectory();
   const env = { SETTINGS_SERVICE_ADDR: "127.0.0.1:0", DATA_DIR: dataDir, LOG_LEVEL: "silent" };
-  let service: Awaited<ReturnType<typeof startSettingsService>>;
+  let service: RunningService;
   let client: PromiseClient<typeof settingsV1.SettingsServiceService>;
 
   beforeAll(async () => {
@@ -26,7 +27,7 @@ describe("settings-service over gRPC (fake directory, SQLite file)", () => {
       { userId: 1, email: "one@example.com" },
       { userId: 2, email: "two@example.com" },
     ]);
-    service = await startSettingsService(env, { logger: silentLogger(), directory });
+    service = await createSettingsService(loadConfig(env), { logger: silentLogger(), clock: systemClock, directory });
     client = createClient(settingsV1.SettingsServiceService, { target: "settings", address: service.address });
   });
   afterAll(async () => {
@@ -91,7 +92,7 @@ describe("settings-service over gRPC (fake directory, SQLite file)", () => {
 
   it("keeps settings across a restart (SQLite file in DATA_DIR)", async () => {
     await service.stop();
-    service = await startSettingsService(env, { logger: silentLogger(), directory });
+    service = await createSettingsService(loadConfig(env), { logger: silentLogger(), clock: systemClock, directory });
     client.close();
     client = createClient(settingsV1.SettingsServiceService, { target: "settings", address: service.address });
     const got = await client.getGlobalSetting({ userId: 1 }, user);
@@ -115,9 +116,9 @@ describe("configuration", () => {
   });
   it("has defaults", () => {
     expect(loadConfig({})).toMatchObject({
-      SETTINGS_SERVICE_ADDR: "127.0.0.1:50053",
-      AUTH_SERVICE_ADDR: "127.0.0.1:50051",
-      DATA_DIR: "./data",
+      settingsServiceAddr: "127.0.0.1:50053",
+      authServiceAddr: "127.0.0.1:50051",
+      dataDir: "./data",
     });
   });
 });

@@ -1,10 +1,10 @@
 import { join } from "node:path";
-import { type Clock, type Logger, systemClock } from "@tocsin/core";
-import { createGrpcServer, type GrpcServer } from "@tocsin/grpc";
+import type { RunningService, ServiceDeps } from "@tocsin/core";
+import { connectableAddress, createGrpcServer, type HealthCheck, serviceDependency, startHealthPolicy } from "@tocsin/grpc";
 import { PROTO_FILES, settingsV1 } from "@tocsin/proto";
 import { mongoDbName as storeDbName } from "@tocsin/store";
-import { type AuthClient, createAuthClient, createAuthDirectory } from "./clients/auth-directory.js";
-import { type CachedDirectory, createCachedDirectory } from "./clients/cached-directory.js";
+import { createAuthClient, createAuthDirectory } from "./clients/auth-directory.js";
+import { createCachedDirectory } from "./clients/cached-directory.js";
 import type { SettingsConfig } from "./config.js";
 import type { Directory, SettingsStore } from "./domain/ports.js";
 import { createSettingsUseCases } from "./domain/settings.js";
@@ -14,41 +14,62 @@ import { SqliteSettingsStore } from "./store/sqlite-settings-store.js";
 
 export const SERVICE_NAME = "settings.v1.SettingsService";
 
-export interface SettingsServiceOverrides {
-  logger: Logger;
-  clock?: Clock;
-  /** Replaces auth-service (tests of the gRPC surface without auth). */
+export interface SettingsServiceDeps extends ServiceDeps {
+  /** Replaces auth-service (tests of the gRPC surface without auth); no auth health check then. */
   directory?: Directory;
-  /** Replaces the configured store. */
+  /** Replaces the configured store; a store passed in is the caller's to close. */
   store?: SettingsStore;
 }
 
 /** MONGO_DB wins, then the database named in MONGO_URL, then `tocsin_settings`. */
 function mongoDbName(config: SettingsConfig): string {
-  return storeDbName(config.MONGO_URL, config.MONGO_DB, "tocsin_settings");
+  return storeDbName(config.mongoUrl, config.mongoDb, "tocsin_settings");
 }
 
-export async function openStore(config: SettingsConfig): Promise<SettingsStore> {
-  if (config.MONGO_URL) return MongoSettingsStore.open(config.MONGO_URL, mongoDbName(config));
-  return new SqliteSettingsStore(join(config.DATA_DIR, "settings.db"));
+async function openStore(config: SettingsConfig): Promise<SettingsStore> {
+  if (config.mongoUrl) return MongoSettingsStore.open(config.mongoUrl, mongoDbName(config));
+  return new SqliteSettingsStore(join(config.dataDir, "settings.db"));
 }
 
-export interface SettingsServer {
-  server: GrpcServer;
-  store: SettingsStore;
-  auth: AuthClient | undefined;
-  /** The cache in front of auth-service (closed on stop); undefined with a directory override. */
-  directoryCache: CachedDirectory | undefined;
-}
-
-/** Wiring: store, auth client, use-cases, gRPC server (not yet listening). */
-export async function createSettingsServer(config: SettingsConfig, overrides: SettingsServiceOverrides): Promise<SettingsServer> {
-  const store = overrides.store ?? (await openStore(config));
-  const auth = overrides.directory ? undefined : createAuthClient(config.AUTH_SERVICE_ADDR);
-  const directoryCache = auth ? createCachedDirectory(createAuthDirectory(auth), { auth, logger: overrides.logger }) : undefined;
-  const directory = overrides.directory ?? (directoryCache as CachedDirectory);
-  const useCases = createSettingsUseCases({ store, directory, clock: overrides.clock ?? systemClock });
-  const server = createGrpcServer({ logger: overrides.logger, protoFiles: [PROTO_FILES.settings], serviceNames: [SERVICE_NAME] });
+/**
+ * settings-service: opens the store, binds gRPC on SETTINGS_SERVICE_ADDR (port 0 allowed) and
+ * serves health by the one policy (its store and auth-service).
+ */
+export async function createSettingsService(config: SettingsConfig, deps: SettingsServiceDeps): Promise<RunningService> {
+  const { logger, clock } = deps;
+  const store = deps.store ?? (await openStore(config));
+  const auth = deps.directory ? undefined : createAuthClient(config.authServiceAddr);
+  const directoryCache = auth ? createCachedDirectory(createAuthDirectory(auth), { auth, logger }) : undefined;
+  const directory = deps.directory ?? (directoryCache as Directory);
+  const closeAll = async () => {
+    directoryCache?.close();
+    auth?.close();
+    if (!deps.store) await store.close();
+  };
+  const useCases = createSettingsUseCases({ store, directory, clock });
+  const server = createGrpcServer({ logger, protoFiles: [PROTO_FILES.settings], serviceNames: [SERVICE_NAME] });
   server.add(settingsV1.SettingsServiceService, createSettingsHandlers({ useCases, store, directory }));
-  return { server, store, auth, directoryCache };
+  let port: number;
+  try {
+    await store.ping();
+    port = await server.listen(config.settingsServiceAddr);
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+  const checks: HealthCheck[] = [{ name: "store", check: () => store.ping() }];
+  if (auth) checks.push(serviceDependency("auth-service", config.authServiceAddr));
+  const health = await startHealthPolicy(server, checks, { logger });
+  let stopping: Promise<void> | undefined;
+  return {
+    address: connectableAddress(config.settingsServiceAddr, port),
+    stop() {
+      stopping ??= (async () => {
+        health.stop();
+        await server.shutdown(5000);
+        await closeAll();
+      })();
+      return stopping;
+    },
+  };
 }

@@ -6,4 +6,5 @@ export * from "./errors.js";
 export * from "./keyed-lock.js";
 export * from "./logger.js";
 export * from "./paging.js";
+export * from "./run-main.js";
 export * from "./shutdown.js";

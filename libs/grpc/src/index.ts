@@ -1,5 +1,6 @@
 export * from "./client.js";
 export * from "./health-client.js";
+export * from "./health-policy.js";
 export * from "./metadata.js";
 export * from "./server.js";
 export * from "./status.js";

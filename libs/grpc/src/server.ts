@@ -19,7 +19,7 @@ import type { ReqOf, ResOf, ServiceDef } from "./types.js";
 /** What a handler learns about its call, beyond the request message. */
 export interface ServerCallContext extends CallContext {
   logger: Logger;
-  /** Resolves when the client cancels or the deadline passes (streams only). */
+  /** Whether the client has cancelled or the deadline has passed (streams only). */
   cancelled: () => boolean;
 }
 
@@ -112,6 +112,17 @@ function wrapStream(
       if (!call.cancelled) call.destroy(Object.assign(new Error(toAppError(err).message), toGrpcError(logFailure(ctx, err))));
     });
   };
+}
+
+/**
+ * The address other processes reach a server on once it is bound: the configured host (a
+ * wildcard host becomes loopback) with the bound port (which differs from the configured one
+ * with port 0).
+ */
+export function connectableAddress(configured: string, port: number): string {
+  const host = configured.slice(0, configured.lastIndexOf(":"));
+  const reachable = host === "0.0.0.0" || host === "" ? "127.0.0.1" : host === "[::]" ? "[::1]" : host;
+  return `${reachable}:${port}`;
 }
 
 export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
