@@ -1,4 +1,4 @@
-import type { CallContext } from "@tocsin/core";
+import { internalContext as internal } from "@tocsin/core";
 import { authV1 } from "@tocsin/proto";
 import type { IntegrationKey, IntegrationKeys, KeyedType } from "../domain/integrations/types.js";
 import type { AuthClient } from "./auth-client.js";
@@ -15,7 +15,6 @@ function toKey(key: authV1.IntegrationKey | undefined): IntegrationKey {
 
 /** Integration credentials kept by auth-service, asked for as a trusted internal caller. */
 export function createIntegrationKeys(auth: AuthClient): IntegrationKeys {
-  const internal = (ctx: CallContext): CallContext => ({ requestId: ctx.requestId });
   return {
     async issue(projectId, integrationId, type, active, ctx) {
       const res = await auth.issueIntegrationKey({ projectId, integrationId, type: TYPE[type], active }, internal(ctx));

@@ -1,4 +1,4 @@
-import { type CallContext, type Clock, forbidden, systemClock } from "@tocsin/core";
+import { type CallContext, type Clock, forbidden, internalContext, systemClock } from "@tocsin/core";
 import { authV1 } from "@tocsin/proto";
 import { ACCESS, type ProjectAccess, type ProjectRef, type Tier } from "../domain/types.js";
 import type { AuthClient } from "./auth-client.js";
@@ -36,7 +36,7 @@ export function createProjectAccess(auth: AuthClient, clock: Clock = systemClock
       const now = clock.now().getTime();
       const hit = cache.get(projectId);
       if (hit && hit.expiresAt > now) return hit.ref;
-      const { project } = await auth.getProject({ idOrPath: String(projectId) }, { requestId: ctx.requestId });
+      const { project } = await auth.getProject({ idOrPath: String(projectId) }, internalContext(ctx));
       if (!project) throw new Error("auth-service answered GetProject without a project");
       const ref = toRef(project, ACCESS.owner);
       if (cache.size >= MAX_CACHED) cache.clear();

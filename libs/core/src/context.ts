@@ -12,6 +12,15 @@ export interface CallContext {
   deadlineMs?: number;
 }
 
-export function systemContext(requestId: string): CallContext {
-  return { requestId };
+/**
+ * The same call made as a trusted internal caller: the request id and the caller's deadline are
+ * kept (so the downstream call ends when the caller gives up), the principal is dropped.
+ */
+export function internalContext(ctx: CallContext): CallContext {
+  return ctx.deadlineMs === undefined ? { requestId: ctx.requestId } : { requestId: ctx.requestId, deadlineMs: ctx.deadlineMs };
+}
+
+/** The same call made on behalf of `userId` (auth-service applies that user's visibility). */
+export function actingFor(ctx: CallContext, userId: number | undefined): CallContext {
+  return userId === undefined ? internalContext(ctx) : { ...internalContext(ctx), principal: { userId } };
 }

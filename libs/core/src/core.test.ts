@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, commonEnv, parseConfig, storageEnv, z } from "./config.js";
+import { actingFor, internalContext } from "./context.js";
 import { randomHex, SecretBox, safeEqual, sha1Hex, sha256 } from "./crypto.js";
 import { AppError, toAppError } from "./errors.js";
 import { toPage } from "./paging.js";
@@ -75,5 +76,14 @@ describe("toPage", () => {
     expect(toPage()).toEqual({ page: 1, perPage: 20 });
     expect(toPage(3, 500)).toEqual({ page: 3, perPage: 100 });
     expect(toPage(-1, 0)).toEqual({ page: 1, perPage: 20 });
+  });
+});
+
+describe("call contexts for downstream calls", () => {
+  const caller = { requestId: "r1", principal: { userId: 7 }, deadlineMs: 1_700_000_000_000 };
+  it("keep the request id and the caller's deadline, and drop or replace the principal", () => {
+    expect(internalContext(caller)).toEqual({ requestId: "r1", deadlineMs: 1_700_000_000_000 });
+    expect(actingFor(caller, 9)).toEqual({ requestId: "r1", deadlineMs: 1_700_000_000_000, principal: { userId: 9 } });
+    expect(actingFor({ requestId: "r2" }, undefined)).toEqual({ requestId: "r2" });
   });
 });

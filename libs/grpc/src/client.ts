@@ -13,7 +13,7 @@ import { fromGrpcError } from "./status.js";
 import type { ReqOf, ResOf, ServiceDef, StreamKeys, UnaryKeys } from "./types.js";
 
 export interface CallOpts {
-  /** Per-call deadline; defaults to the client's. Bounded by `ctx.deadlineMs` when set. */
+  /** Overall deadline of the call, retries included; defaults to the client's. Bounded by `ctx.deadlineMs` when set. */
   timeoutMs?: number;
 }
 
@@ -31,7 +31,7 @@ export interface ClientConfig {
   /** Name used in transport error reasons, e.g. `auth` → AUTH_UNAVAILABLE. */
   target: string;
   address: string;
-  /** Default deadline per call. */
+  /** Default deadline of a call, its retries included. */
   timeoutMs?: number;
   /** Extra attempts for idempotent reads that fail with UNAVAILABLE. */
   readRetries?: number;
@@ -58,15 +58,16 @@ export function createClient<D extends ServiceDef>(
   const defaultTimeout = config.timeoutMs ?? 5000;
   const retries = config.readRetries ?? 2;
 
+  /** The call's one deadline: the client's timeout, bounded by the caller's own deadline. */
   const deadlineFor = (ctx: CallContext, opts?: CallOpts) => {
     const own = Date.now() + (opts?.timeoutMs ?? defaultTimeout);
     return new Date(ctx.deadlineMs ? Math.min(own, ctx.deadlineMs) : own);
   };
 
-  const once = (name: string, req: unknown, ctx: CallContext, opts?: CallOpts) =>
+  const once = (name: string, req: unknown, ctx: CallContext, deadline: Date) =>
     new Promise<unknown>((resolve, reject) => {
       const def = definition[name] as D[string];
-      const callOptions: CallOptions = { deadline: deadlineFor(ctx, opts) };
+      const callOptions: CallOptions = { deadline };
       client.makeUnaryRequest(
         def.path,
         def.requestSerialize,
@@ -78,16 +79,19 @@ export function createClient<D extends ServiceDef>(
       );
     });
 
+  // Every attempt shares the deadline fixed when the call began: retries never outlive the caller.
   const call = async (name: string, req: unknown, ctx: CallContext, opts?: CallOpts) => {
+    const deadline = deadlineFor(ctx, opts);
     const attempts = IDEMPOTENT_READ.test(name) ? retries + 1 : 1;
     let last: ServiceError | undefined;
     for (let i = 0; i < attempts; i++) {
       try {
-        return await once(name, req, ctx, opts);
+        return await once(name, req, ctx, deadline);
       } catch (err) {
         last = err as ServiceError;
-        if (last.code !== status.UNAVAILABLE || i === attempts - 1) break;
-        await new Promise((r) => setTimeout(r, 50 * 2 ** i));
+        const pauseMs = 50 * 2 ** i;
+        if (last.code !== status.UNAVAILABLE || i === attempts - 1 || Date.now() + pauseMs >= deadline.getTime()) break;
+        await new Promise((r) => setTimeout(r, pauseMs));
       }
     }
     throw fromGrpcError(last as ServiceError, config.target) satisfies AppError;

@@ -120,3 +120,41 @@ describe("grpc server and client, over the wire", () => {
     client.close();
   });
 });
+
+describe("client retries", () => {
+  let calls = 0;
+  const server = createGrpcServer({ logger: silentLogger(), protoFiles: [PROTO_FILES.settings], serviceNames: [] });
+  let address = "";
+  beforeAll(async () => {
+    server.add(def, {
+      ...handlers,
+      async getGlobalSetting() {
+        calls += 1;
+        await new Promise((r) => setTimeout(r, 200));
+        throw new AppError("UNAVAILABLE", "BUSY", "busy");
+      },
+    });
+    address = `127.0.0.1:${await server.listen("127.0.0.1:0")}`;
+  });
+  afterAll(() => server.shutdown(1000));
+
+  it("share one overall deadline instead of restarting the timeout per attempt", async () => {
+    // Each attempt takes at least 200 ms; with a 500 ms deadline at most two fit, whatever the retry count.
+    const client = createClient(def, { target: "settings", address, timeoutMs: 500, readRetries: 10 });
+    const err = (await client.getGlobalSetting({ userId: 1 }, { requestId: "r" }).catch((e: unknown) => e)) as AppError;
+    expect(err.code).toBe("UNAVAILABLE");
+    expect(calls).toBeGreaterThanOrEqual(1);
+    expect(calls).toBeLessThanOrEqual(2);
+    client.close();
+  });
+
+  it("end when the caller's deadline does, even with the client's own timeout longer", async () => {
+    calls = 0;
+    const client = createClient(def, { target: "settings", address, timeoutMs: 30_000, readRetries: 10 });
+    const ctx = { requestId: "r", deadlineMs: Date.now() + 500 };
+    const err = (await client.getGlobalSetting({ userId: 1 }, ctx).catch((e: unknown) => e)) as AppError;
+    expect(err.code).toBe("UNAVAILABLE");
+    expect(calls).toBeLessThanOrEqual(2);
+    client.close();
+  });
+});

@@ -1,4 +1,4 @@
-import type { CallContext } from "@tocsin/core";
+import { actingFor, internalContext } from "@tocsin/core";
 import { createClient, type PromiseClient } from "@tocsin/grpc";
 import { authV1 } from "@tocsin/proto";
 import type { Directory, GroupInfo, Plan, ProjectInfo } from "../domain/ports.js";
@@ -15,40 +15,36 @@ function planOf(plan: authV1.Plan): Plan {
   return "free";
 }
 
-/** The acting user in the context makes auth-service apply its visibility rules. */
-function ctxFor(requestId: string, viewerId: number | undefined): CallContext {
-  return viewerId === undefined ? { requestId } : { requestId, principal: { userId: viewerId } };
-}
-
 function toGroup(group: authV1.Group | undefined): GroupInfo {
   if (!group) throw new Error("auth-service answered without a group");
   return { id: group.id, plan: planOf(group.plan) };
 }
 
 /**
- * Directory over auth-service's gRPC API. Auth's errors (NOT_FOUND `404 Project Not Found`,
+ * Directory over auth-service's gRPC API: the viewer (if any) is the acting user, and the caller's
+ * request id and deadline travel with every call. Auth's errors (NOT_FOUND `404 Project Not Found`,
  * UNAVAILABLE, ...) pass through unchanged.
  */
 export function createAuthDirectory(auth: AuthClient): Directory {
   return {
-    async getProject(idOrPath, viewerId, requestId): Promise<ProjectInfo> {
-      const { project } = await auth.getProject({ idOrPath }, ctxFor(requestId, viewerId));
+    async getProject(idOrPath, viewerId, ctx): Promise<ProjectInfo> {
+      const { project } = await auth.getProject({ idOrPath }, actingFor(ctx, viewerId));
       if (!project) throw new Error("auth-service answered without a project");
       return { id: project.id, ancestorGroupIds: project.ancestorGroupIds, tier: planOf(project.tier) };
     },
-    async getGroup(idOrPath, viewerId, requestId) {
-      return toGroup((await auth.getGroup({ idOrPath }, ctxFor(requestId, viewerId))).group);
+    async getGroup(idOrPath, viewerId, ctx) {
+      return toGroup((await auth.getGroup({ idOrPath }, actingFor(ctx, viewerId))).group);
     },
-    async listEmails(userId, requestId) {
-      const { emails } = await auth.listEmails({ userId }, { requestId });
+    async listEmails(userId, ctx) {
+      const { emails } = await auth.listEmails({ userId }, internalContext(ctx));
       return emails.map((e) => ({ email: e.email, confirmed: e.confirmedAt !== undefined, primary: e.primary }));
     },
-    async listProjectMembers(projectId, requestId) {
-      const { members } = await auth.listProjectMembers({ projectId }, { requestId });
+    async listProjectMembers(projectId, ctx) {
+      const { members } = await auth.listProjectMembers({ projectId }, internalContext(ctx));
       return members.flatMap((m) => (m.user ? [{ userId: m.user.id, email: m.user.email }] : []));
     },
-    async listUserGroups(userId, requestId) {
-      return (await auth.listUserGroups({ userId }, { requestId })).groups.map((g) => toGroup(g));
+    async listUserGroups(userId, ctx) {
+      return (await auth.listUserGroups({ userId }, internalContext(ctx))).groups.map((g) => toGroup(g));
     },
   };
 }

@@ -5,6 +5,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Directory } from "../domain/ports.js";
 import { type CachedDirectory, createCachedDirectory } from "./cached-directory.js";
 
+const ctx = { requestId: "r" };
+
 type Event = authV1.WatchAccessChangesResponse;
 type AuthDef = typeof authV1.AuthServiceService;
 
@@ -98,13 +100,13 @@ describe("settings-service directory cache", () => {
   it("caches positive answers per viewer and id, never NOT_FOUND, never the member list", async () => {
     const { d, calls } = await setup();
     for (let i = 0; i < 2; i++) {
-      await d.getProject("10", 1, "r");
-      await d.getProject("10", undefined, "r");
-      await d.getGroup("g", 1, "r");
-      await d.listEmails(1, "r");
-      await d.listUserGroups(1, "r");
-      await expect(d.getProject("10", 2, "r")).rejects.toMatchObject({ code: "NOT_FOUND" });
-      await d.listProjectMembers(10, "r");
+      await d.getProject("10", 1, ctx);
+      await d.getProject("10", undefined, ctx);
+      await d.getGroup("g", 1, ctx);
+      await d.listEmails(1, ctx);
+      await d.listUserGroups(1, ctx);
+      await expect(d.getProject("10", 2, ctx)).rejects.toMatchObject({ code: "NOT_FOUND" });
+      await d.listProjectMembers(10, ctx);
     }
     expect(calls).toEqual([
       "project 10 1",
@@ -121,14 +123,14 @@ describe("settings-service directory cache", () => {
 
   it("drops a user's answers when an event names them, and everything on `all`", async () => {
     const { s, d, calls } = await setup();
-    await d.getProject("10", 1, "r");
-    await d.getProject("10", undefined, "r");
-    await d.listEmails(3, "r");
+    await d.getProject("10", 1, ctx);
+    await d.getProject("10", undefined, ctx);
+    await d.listEmails(3, ctx);
     s.emit({ userIds: [1], revokedTokenIds: [3] });
     await until(() => d.size() === 2);
-    await d.getProject("10", 1, "r");
-    await d.getProject("10", undefined, "r");
-    await d.listEmails(3, "r");
+    await d.getProject("10", 1, ctx);
+    await d.getProject("10", undefined, ctx);
+    await d.listEmails(3, ctx);
     expect(calls).toEqual(["project 10 1", "project 10 undefined", "emails 3", "project 10 1"]);
     s.emit({ all: true });
     await until(() => d.size() === 0);
@@ -136,26 +138,26 @@ describe("settings-service directory cache", () => {
 
   it("caches nothing while the watch is down", async () => {
     const { s, d, calls } = await setup();
-    await d.getGroup("g", 1, "r");
+    await d.getGroup("g", 1, ctx);
     for (const w of s.watchers) w.end();
     await until(() => !d.watching());
     expect(d.size()).toBe(0);
-    await d.getGroup("g", 1, "r");
+    await d.getGroup("g", 1, ctx);
     expect(d.size()).toBe(0);
     await until(() => d.watching());
-    await d.getGroup("g", 1, "r");
-    await d.getGroup("g", 1, "r");
+    await d.getGroup("g", 1, ctx);
+    await d.getGroup("g", 1, ctx);
     expect(calls).toEqual(["group g 1", "group g 1", "group g 1"]);
   });
 
   it("expires answers after the TTL", async () => {
     let clock = 1_000;
     const { d, calls } = await setup({ ttlMs: 30_000, now: () => clock });
-    await d.listUserGroups(1, "r");
+    await d.listUserGroups(1, ctx);
     clock += 29_999;
-    await d.listUserGroups(1, "r");
+    await d.listUserGroups(1, ctx);
     clock += 1;
-    await d.listUserGroups(1, "r");
+    await d.listUserGroups(1, ctx);
     expect(calls).toEqual(["groups 1", "groups 1"]);
   });
 });

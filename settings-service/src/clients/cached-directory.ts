@@ -54,18 +54,17 @@ export function createCachedDirectory(inner: Directory, options: CachedDirectory
   const viewerKey = (viewerId: number | undefined) => (viewerId === undefined ? "*" : String(viewerId));
 
   return {
-    getProject: (idOrPath, viewerId, requestId) =>
+    getProject: (idOrPath, viewerId, ctx) =>
       cache.get(
         `project\0${viewerKey(viewerId)}\0${idOrPath}`,
-        () => inner.getProject(idOrPath, viewerId, requestId),
+        () => inner.getProject(idOrPath, viewerId, ctx),
         forUser(viewerId),
       ),
-    getGroup: (idOrPath, viewerId, requestId) =>
-      cache.get(`group\0${viewerId}\0${idOrPath}`, () => inner.getGroup(idOrPath, viewerId, requestId), forUser(viewerId)),
-    listEmails: (userId, requestId) => cache.get(`emails\0${userId}`, () => inner.listEmails(userId, requestId), forUser(userId)),
-    listUserGroups: (userId, requestId) =>
-      cache.get(`groups\0${userId}`, () => inner.listUserGroups(userId, requestId), forUser(userId)),
-    listProjectMembers: (projectId, requestId) => inner.listProjectMembers(projectId, requestId),
+    getGroup: (idOrPath, viewerId, ctx) =>
+      cache.get(`group\0${viewerId}\0${idOrPath}`, () => inner.getGroup(idOrPath, viewerId, ctx), forUser(viewerId)),
+    listEmails: (userId, ctx) => cache.get(`emails\0${userId}`, () => inner.listEmails(userId, ctx), forUser(userId)),
+    listUserGroups: (userId, ctx) => cache.get(`groups\0${userId}`, () => inner.listUserGroups(userId, ctx), forUser(userId)),
+    listProjectMembers: (projectId, ctx) => inner.listProjectMembers(projectId, ctx),
     watching: () => cache.live(),
     size: () => cache.size(),
     close: () => cache.close(),

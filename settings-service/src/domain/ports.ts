@@ -1,3 +1,4 @@
+import type { CallContext } from "@tocsin/core";
 import type { EventsChange, Level } from "./events.js";
 
 /** Where a setting applies: the user's global setting, or one group or project. */
@@ -80,15 +81,16 @@ export interface MemberInfo {
 /**
  * Identity and access, owned by auth-service. Visibility: `getProject`/`getGroup` with a `viewerId`
  * answer NOT_FOUND (`404 Project Not Found` / `404 Group Not Found`) for sources the user may not
- * see; without a viewer they see everything.
+ * see; without a viewer they see everything. `ctx` is the caller's call context: its request id and
+ * deadline travel with every call to auth-service.
  */
 export interface Directory {
-  getProject(idOrPath: string, viewerId: number | undefined, requestId: string): Promise<ProjectInfo>;
-  getGroup(idOrPath: string, viewerId: number, requestId: string): Promise<GroupInfo>;
+  getProject(idOrPath: string, viewerId: number | undefined, ctx: CallContext): Promise<ProjectInfo>;
+  getGroup(idOrPath: string, viewerId: number, ctx: CallContext): Promise<GroupInfo>;
   /** Every e-mail of the user, primary first. */
-  listEmails(userId: number, requestId: string): Promise<EmailInfo[]>;
+  listEmails(userId: number, ctx: CallContext): Promise<EmailInfo[]>;
   /** Direct and inherited members of a project. */
-  listProjectMembers(projectId: number, requestId: string): Promise<MemberInfo[]>;
+  listProjectMembers(projectId: number, ctx: CallContext): Promise<MemberInfo[]>;
   /** Groups the user belongs to, directly or by inheritance, with their effective plan. */
-  listUserGroups(userId: number, requestId: string): Promise<GroupInfo[]>;
+  listUserGroups(userId: number, ctx: CallContext): Promise<GroupInfo[]>;
 }

@@ -81,8 +81,8 @@ export async function resolveRecipients(
   ctx: CallContext,
 ): Promise<Recipient[]> {
   const event = parseEvent(query.event);
-  const project = await deps.directory.getProject(String(query.projectId), undefined, ctx.requestId);
-  const members = await deps.directory.listProjectMembers(project.id, ctx.requestId);
+  const project = await deps.directory.getProject(String(query.projectId), undefined, ctx);
+  const members = await deps.directory.listProjectMembers(project.id, ctx);
   if (members.length === 0) return [];
   const userIds = members.map((m) => m.userId);
   const lookup = index(await deps.store.listForUsers(userIds, project.id, project.ancestorGroupIds));

@@ -63,32 +63,32 @@ export function createSettingsUseCases(deps: { store: SettingsStore; directory: 
 
   const globalKey = (userId: number): SettingKey => ({ userId, sourceType: "global", sourceId: 0 });
 
-  const memberOfUltimate = async (userId: number, requestId: string) =>
-    (await directory.listUserGroups(userId, requestId)).some((g) => g.plan === "ultimate");
+  const memberOfUltimate = async (userId: number, ctx: CallContext) =>
+    (await directory.listUserGroups(userId, ctx)).some((g) => g.plan === "ultimate");
 
-  const primaryEmail = async (userId: number, requestId: string) => {
-    const emails = await directory.listEmails(userId, requestId);
+  const primaryEmail = async (userId: number, ctx: CallContext) => {
+    const emails = await directory.listEmails(userId, ctx);
     return (emails.find((e) => e.primary) ?? emails[0])?.email ?? "";
   };
 
   /** Resolves a group or project the user can see, or throws auth's NOT_FOUND unchanged. */
-  const resolveSource = async (userId: number, kind: SourceKind, idOrPath: string, requestId: string) => {
+  const resolveSource = async (userId: number, kind: SourceKind, idOrPath: string, ctx: CallContext) => {
     if (kind === "group") {
-      const group = await directory.getGroup(idOrPath, userId, requestId);
+      const group = await directory.getGroup(idOrPath, userId, ctx);
       return {
         key: { userId, sourceType: kind, sourceId: group.id } satisfies SettingKey,
         newEpicApplies: group.plan === "ultimate",
       };
     }
-    const project = await directory.getProject(idOrPath, userId, requestId);
+    const project = await directory.getProject(idOrPath, userId, ctx);
     return { key: { userId, sourceType: kind, sourceId: project.id } satisfies SettingKey, newEpicApplies: false };
   };
 
   return {
     async getGlobal(userId, ctx) {
       assertActsFor(userId, ctx);
-      const [stored, applies] = await Promise.all([store.get(globalKey(userId)), memberOfUltimate(userId, ctx.requestId)]);
-      const email = stored?.notificationEmail ?? (await primaryEmail(userId, ctx.requestId));
+      const [stored, applies] = await Promise.all([store.get(globalKey(userId)), memberOfUltimate(userId, ctx)]);
+      const email = stored?.notificationEmail ?? (await primaryEmail(userId, ctx));
       return view(stored, GLOBAL_DEFAULT_LEVEL, email, applies);
     },
 
@@ -96,10 +96,7 @@ export function createSettingsUseCases(deps: { store: SettingsStore; directory: 
       assertActsFor(userId, ctx);
       // Validate everything before writing anything: no half-written change on a 400.
       const level = update.level === undefined ? undefined : parseLevel(update.level);
-      const [emails, applies] = await Promise.all([
-        directory.listEmails(userId, ctx.requestId),
-        memberOfUltimate(userId, ctx.requestId),
-      ]);
+      const [emails, applies] = await Promise.all([directory.listEmails(userId, ctx), memberOfUltimate(userId, ctx)]);
       if (update.notificationEmail !== undefined) {
         const wanted = update.notificationEmail;
         if (!emails.some((e) => e.confirmed && e.email.toLowerCase() === wanted.toLowerCase())) {
@@ -121,7 +118,7 @@ export function createSettingsUseCases(deps: { store: SettingsStore; directory: 
 
     async getSource(userId, kind, idOrPath, ctx) {
       assertActsFor(userId, ctx);
-      const source = await resolveSource(userId, kind, idOrPath, ctx.requestId);
+      const source = await resolveSource(userId, kind, idOrPath, ctx);
       // A GET never persists anything: an unsaved setting is shown with its default.
       return view(await store.get(source.key), SOURCE_DEFAULT_LEVEL, "", source.newEpicApplies);
     },
@@ -129,7 +126,7 @@ export function createSettingsUseCases(deps: { store: SettingsStore; directory: 
     async updateSource(userId, kind, idOrPath, update, ctx) {
       assertActsFor(userId, ctx);
       // GitLab finds the source first: an invisible source is 404 even with a bad level.
-      const source = await resolveSource(userId, kind, idOrPath, ctx.requestId);
+      const source = await resolveSource(userId, kind, idOrPath, ctx);
       const level = update.level === undefined ? undefined : parseLevel(update.level);
       const stored = await store.apply(source.key, {
         defaultLevel: SOURCE_DEFAULT_LEVEL,

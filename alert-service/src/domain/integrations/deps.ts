@@ -1,5 +1,5 @@
 import type { CallContext, Clock, Logger } from "@tocsin/core";
-import { notFound } from "@tocsin/core";
+import { internalContext as internal, notFound } from "@tocsin/core";
 import type { ProjectAccess, ProjectRef } from "../types.js";
 import { httpEndpointUrl, prometheusUrl } from "./slug.js";
 import type { IntegrationKey, IntegrationKeys, IntegrationRecord, IntegrationStore, IntegrationView } from "./types.js";
@@ -15,11 +15,6 @@ export interface IntegrationsDeps {
   externalUrl: string;
   /** Called after every local write (drops the directory's cache). */
   changed: () => void;
-}
-
-/** Key calls are made as a trusted internal caller: the user's role was checked already. */
-export function internal(ctx: CallContext): CallContext {
-  return { requestId: ctx.requestId, ...(ctx.deadlineMs ? { deadlineMs: ctx.deadlineMs } : {}) };
 }
 
 export const integrationNotFound = () => notFound("Integration");
@@ -45,6 +40,7 @@ export function toView(
 
 /** The key of one integration; a record without one is being created or deleted: not found. */
 export async function keyOf(deps: IntegrationsDeps, record: IntegrationRecord, ctx: CallContext): Promise<IntegrationKey> {
+  // Key calls are made as a trusted internal caller: the user's role was checked already.
   const keys = await deps.keys.list(record.projectId, internal(ctx));
   const key = keys.find((k) => k.integrationId === record.id);
   if (!key) throw integrationNotFound();

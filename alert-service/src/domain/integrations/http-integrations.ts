@@ -1,6 +1,6 @@
-import { AppError, type CallContext } from "@tocsin/core";
+import { AppError, type CallContext, internalContext as internal } from "@tocsin/core";
 import { ACCESS, type ProjectRef } from "../types.js";
-import { type IntegrationsDeps, integrationNotFound, internal, keyOf, toView } from "./deps.js";
+import { type IntegrationsDeps, integrationNotFound, keyOf, toView } from "./deps.js";
 import { assertOpsgenieInactive, checkName, multipleNotSupported, parseCustomMapping, premium } from "./rules.js";
 import type { IntegrationPatch, IntegrationRecord, IntegrationView } from "./types.js";
 

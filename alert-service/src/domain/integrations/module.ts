@@ -1,6 +1,6 @@
-import type { CallContext, Clock, Logger } from "@tocsin/core";
+import { type CallContext, type Clock, internalContext as internal, type Logger } from "@tocsin/core";
 import { ACCESS, type IntegrationDirectory, type ProjectAccess } from "../types.js";
-import { type IntegrationsDeps, internal } from "./deps.js";
+import type { IntegrationsDeps } from "./deps.js";
 import { createIntegrationDirectory } from "./directory.js";
 import {
   type CreateHttpInput,

@@ -1,6 +1,6 @@
-import { AppError, type CallContext } from "@tocsin/core";
+import { AppError, type CallContext, internalContext as internal } from "@tocsin/core";
 import { ACCESS, type ProjectRef } from "../types.js";
-import { type IntegrationsDeps, internal, toView } from "./deps.js";
+import { type IntegrationsDeps, toView } from "./deps.js";
 import { assertNoOtherActive, assertOpsgenieInactive, checkApiUrl } from "./rules.js";
 import type { IntegrationKey, IntegrationPatch, IntegrationRecord, IntegrationView } from "./types.js";
 
