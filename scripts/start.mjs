@@ -3,7 +3,10 @@
 // embedded defaults (SQLite under DATA_DIR, in-process queue), in dependency order:
 // auth-service, then settings-service and alert-service, then the gateway.
 // Every output line is prefixed with the process name. SIGINT/SIGTERM stop the processes in
-// reverse order; if one process dies, the others are stopped and this exits non-zero.
+// reverse order. Once the system is up, a process that dies is restarted with backoff (1 s,
+// doubling up to 30 s, back to 1 s after a minute of running), and the others keep serving; a
+// process that fails while the system is starting stops the start (a configuration error would
+// only fail again).
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { Socket } from "node:net";
@@ -14,6 +17,10 @@ import { fileURLToPath } from "node:url";
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 15_000;
+const RESTART_FIRST_MS = 1_000;
+const RESTART_MAX_MS = 30_000;
+/** A process that ran this long before it died starts again from the first backoff step. */
+const RESTART_RESET_MS = 60_000;
 
 const env = process.env;
 const port = env.PORT ?? "8080";
@@ -44,6 +51,8 @@ const width = Math.max(...stages.flat().map((s) => s.name.length));
 /** @type {{ name: string, child: import("node:child_process").ChildProcess, exited: Promise<number> }[][]} */
 const running = [];
 let stopping = false;
+/** True once every process listens; from then on a crashed process is restarted. */
+let systemUp = false;
 
 function say(message) {
   console.log(`${"tocsin".padEnd(width)} | ${message}`);
@@ -69,7 +78,9 @@ function checkConfig() {
   return problems;
 }
 
-function launch({ name, dir }) {
+/** Spawns the process's build and returns the proc record; `exited` resolves with its exit code. */
+function spawnProc(spec) {
+  const { name, dir } = spec;
   const child = spawn(process.execPath, [join(root, dir, "dist", "main.js")], {
     cwd: root,
     env: shared,
@@ -93,13 +104,33 @@ function launch({ name, dir }) {
       resolveExit(1);
     });
   });
-  const proc = { name, child, exited };
-  void exited.then((code) => {
-    if (!stopping) {
-      say(`${name} exited unexpectedly (code ${code}); stopping the others`);
-      void shutdown(1);
-    }
-  });
+  return { name, spec, child, exited, startedAt: Date.now() };
+}
+
+/** Starts a process and supervises it: see the rules at the top of this file. */
+function launch(spec) {
+  const proc = spawnProc(spec);
+  let backoffMs = RESTART_FIRST_MS;
+  const watch = (current) => {
+    void current.exited.then(async (code) => {
+      if (stopping) return;
+      if (!systemUp) {
+        say(`${spec.name} exited while starting (code ${code}); stopping the others`);
+        void shutdown(1);
+        return;
+      }
+      if (Date.now() - current.startedAt >= RESTART_RESET_MS) backoffMs = RESTART_FIRST_MS;
+      say(`${spec.name} exited unexpectedly (code ${code}); restarting it in ${backoffMs / 1000} s`);
+      await new Promise((r) => setTimeout(r, backoffMs));
+      backoffMs = Math.min(backoffMs * 2, RESTART_MAX_MS);
+      if (stopping) return;
+      const next = spawnProc(spec);
+      Object.assign(proc, { child: next.child, exited: next.exited, startedAt: next.startedAt });
+      say(`${spec.name} restarted (pid ${next.child.pid})`);
+      watch(next);
+    });
+  };
+  watch(proc);
   return proc;
 }
 
@@ -176,6 +207,8 @@ async function main() {
     await Promise.all(procs.map((proc, i) => waitListening(proc, stage[i].addr)));
   }
   if (stopping) return;
+  systemUp = true;
+  say(`started: ${running.flat().map((p) => `${p.name} (pid ${p.child.pid})`).join(", ")}`);
   say(`Tocsin is running: gateway on http://localhost:${port}`);
   say("Press Ctrl-C to stop.");
 }

@@ -52,6 +52,19 @@ describe("alerts, incidents, settings and test alerts over REST", () => {
     expect((await as(developer).get(`${base()}/settings`)).status).toBe(403);
   });
 
+  it("refuses page numbers past the last servable page with 400, never 500", async () => {
+    for (const path of ["alerts", "incidents"]) {
+      for (const page of ["2147483648", "1000000000000", "1000001"]) {
+        const res = await as(developer).get(`${base()}/${path}?page=${page}`);
+        expect(res.status, `${path}?page=${page}`).toBe(400);
+        expect(res.body).toEqual({ error: "page does not have a valid value" });
+      }
+      const last = await as(developer).get(`${base()}/${path}?page=1000000&per_page=100`);
+      expect(last.status).toBe(200);
+      expect(last.body).toEqual([]);
+    }
+  });
+
   it("lists alerts with filters, search, order and GitLab pagination", async () => {
     for (const [title, severity] of [
       ["Disk full", "high"],

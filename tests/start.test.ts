@@ -134,4 +134,22 @@ describe.skipIf(!built)("npm start (scripts/start.mjs)", () => {
       expect(await stopTocsin(second)).toBe(0);
     }
   }, 120_000);
+
+  it("restarts a process that dies and keeps the others serving", async () => {
+    const started = await startTocsin(env);
+    try {
+      const pid = Number(/started: .*settings \(pid (\d+)\)/.exec(started.output())?.[1]);
+      expect(pid).toBeGreaterThan(0);
+      process.kill(pid, "SIGKILL");
+      await expect.poll(() => started.output(), { timeout: 30_000 }).toMatch(/settings restarted \(pid \d+\)/);
+      // The restarted settings-service answers through the gateway that kept running.
+      const admin = api(started.url, ADMIN_TOKEN);
+      await expect
+        .poll(async () => (await admin.get("/api/v4/notification_settings")).status, { timeout: 30_000, interval: 250 })
+        .toBe(200);
+      expect(started.child.exitCode).toBeNull();
+    } finally {
+      expect(await stopTocsin(started)).toBe(0); // the restarted process stopped cleanly
+    }
+  }, 120_000);
 });

@@ -1,11 +1,19 @@
 import { type Page, toPage } from "@tocsin/core";
 import type { Request, Response } from "express";
-import { optionalInt } from "./params.js";
+import { optionalInt, paramValueInvalid } from "./params.js";
 
-/** `page` and `per_page` from the query (default 1 and 20, at most 100). */
+/**
+ * The highest page a list serves. Past it (a page number that would not fit the int32 paging of
+ * the gRPC contracts, e.g. `page=2147483648`) the request is refused with 400 rather than failing.
+ */
+export const MAX_PAGE = 1_000_000;
+
+/** `page` and `per_page` from the query (default 1 and 20, at most 100; page at most MAX_PAGE). */
 export function pageFromRequest(req: Request): Page {
   const q = req.query as Record<string, unknown>;
-  return toPage(optionalInt(q, "page"), optionalInt(q, "per_page"));
+  const page = optionalInt(q, "page");
+  if (page !== undefined && page > MAX_PAGE) throw paramValueInvalid("page");
+  return toPage(page, optionalInt(q, "per_page"));
 }
 
 /** GitLab's pagination headers: X-Total, X-Total-Pages, X-Page, X-Per-Page, X-Next-Page, X-Prev-Page, Link. */
