@@ -135,6 +135,7 @@ describe.each(backends)("webhook receiver, end to end (%s)", (_name, env) => {
       for (const res of answers) {
         expect(res.status).toBe(401);
         expect(res.body).toEqual(answers[0]?.body);
+        expect(res.headers["www-authenticate"]).toBe('Bearer realm="tocsin alerts"');
       }
       expect(answers[0]?.body.message).toMatch(/^401 Unauthorized/);
     });

@@ -1,5 +1,5 @@
 import { EventEmitter } from "node:events";
-import type { Logger } from "@tocsin/core";
+import { type Logger, unavailable } from "@tocsin/core";
 import { openSqlite, prepared } from "@tocsin/store";
 import type { Database as Db, Statement } from "better-sqlite3";
 import {
@@ -129,10 +129,12 @@ export class LocalJobQueue implements JobQueue {
       this.addSync.run();
       this.insertAll(items);
     } catch (err) {
-      for (const item of items) item.reject(err);
+      // The port's promise: a job that could not be stored is UNAVAILABLE, never a driver error.
+      const error = unavailable("QUEUE_UNAVAILABLE", "The alert queue is unavailable, try again later", err, 5);
+      for (const item of items) item.reject(error);
       return;
     } finally {
-      this.bookkeepingSync.run();
+      if (this.db.open) this.bookkeepingSync.run();
     }
     for (const item of items) {
       item.resolve();

@@ -18,6 +18,18 @@ describeJobQueueContract("local (SQLite)", async () => {
   };
 });
 
+describe("local (SQLite) queue failures", () => {
+  it("rejects a job it cannot store with UNAVAILABLE (QUEUE_UNAVAILABLE), not a driver error", async () => {
+    const q = new LocalJobQueue({ file: ":memory:", logger });
+    await q.close();
+    await expect(q.add({ id: "x", name: "n", lane: 0, data: {} })).rejects.toMatchObject({
+      code: "UNAVAILABLE",
+      reason: "QUEUE_UNAVAILABLE",
+      retryAfterSeconds: 5,
+    });
+  });
+});
+
 const redisUrl = inject("redisUrl");
 if (!redisUrl) console.warn("[alert queue] Redis unavailable: the BullMQ contract run is SKIPPED");
 describe.skipIf(!redisUrl)("bullmq", () => {

@@ -1,4 +1,4 @@
-import { AppError } from "@tocsin/core";
+import { internal } from "@tocsin/core";
 import type { authV1 } from "@tocsin/proto";
 import { planName } from "./plan.js";
 import { isoTime } from "./time.js";
@@ -22,8 +22,7 @@ export function toNamespaceJson(group: authV1.Group) {
 
 export function toProjectJson(project: authV1.Project) {
   const ns = project.namespace;
-  if (!ns)
-    throw new AppError("INTERNAL", "INTERNAL", "500 Internal Server Error", { cause: new Error("project without namespace") });
+  if (!ns) throw internal(new Error("project without namespace"));
   return {
     id: project.id,
     name: project.name,
@@ -38,6 +37,6 @@ export function toProjectJson(project: authV1.Project) {
 /** A member: the user's id, name and effective access level. */
 export function toMemberJson(member: authV1.Member) {
   const user = member.user;
-  if (!user) throw new AppError("INTERNAL", "INTERNAL", "500 Internal Server Error", { cause: new Error("member without user") });
+  if (!user) throw internal(new Error("member without user"));
   return { id: user.id, username: user.username, name: user.name, state: "active", access_level: member.accessLevel };
 }

@@ -1,4 +1,4 @@
-import { AppError } from "@tocsin/core";
+import { internal } from "@tocsin/core";
 import { settingsV1 } from "@tocsin/proto";
 import { type Request, type Response, Router } from "express";
 import type { GatewayDeps } from "../deps.js";
@@ -41,8 +41,7 @@ function eventsUpdate(params: Record<string, unknown>): settingsV1.NotificationE
 
 /** GitLab's entity: `level`, then `events` only at level custom (`new_epic` only where it applies). */
 function toJson(setting: settingsV1.NotificationSetting | undefined, global: boolean): SettingJson {
-  if (!setting)
-    throw new AppError("INTERNAL", "INTERNAL", "500 Internal Server Error", { cause: new Error("answer without setting") });
+  if (!setting) throw internal(new Error("answer without setting"));
   const json: SettingJson = { level: setting.level };
   if (global) json.notification_email = setting.notificationEmail;
   if (setting.level === "custom") {

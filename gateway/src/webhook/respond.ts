@@ -1,15 +1,48 @@
+import { AppError, forbidden, invalidArgument, type Logger } from "@tocsin/core";
 import type { Response } from "express";
+import { toHttpError } from "../http-errors.js";
 
-/** Webhook error bodies are `{"message": "..."}`, saying what is wrong. */
-export function webhookError(res: Response, status: number, message: string, headers: Record<string, string> = {}): void {
-  res.status(status).set(headers).json({ message });
-}
+// The webhook's own refusals, as AppErrors: they leave through the one code → HTTP table
+// (http-errors.ts) like every other error of the gateway.
 
 /** One answer for every credential/endpoint failure, so that nothing leaks. */
-export function unauthorized(res: Response): void {
-  webhookError(res, 401, "401 Unauthorized: the endpoint does not exist or the credential does not match it", {
-    "WWW-Authenticate": 'Bearer realm="tocsin alerts"',
-  });
+export const webhookUnauthorized = () =>
+  new AppError(
+    "UNAUTHENTICATED",
+    "WEBHOOK_UNAUTHORIZED",
+    "401 Unauthorized: the endpoint does not exist or the credential does not match it",
+  );
+
+export const endpointIdentifierInvalid = () =>
+  new AppError("NOT_FOUND", "ENDPOINT_NOT_FOUND", "404 Not Found: the endpoint identifier may only contain letters and digits");
+
+export const integrationInactive = () =>
+  forbidden("INTEGRATION_INACTIVE", "403 Forbidden: the integration is disabled. Enable it to receive alerts.");
+
+export const integrationOverTierLimit = () =>
+  forbidden(
+    "INTEGRATION_OVER_TIER_LIMIT",
+    "403 Forbidden: the project's tier allows only its oldest integration of this type to receive alerts.",
+  );
+
+export const webhookPayloadTooLarge = () =>
+  new AppError("RESOURCE_EXHAUSTED", "PAYLOAD_TOO_LARGE", "413 Request Entity Too Large: the body must be at most 1 MiB");
+
+/** A request the webhook cannot take (body, headers): 400 `{"message": ...}`. */
+export const webhookBadRequest = (message: string) => invalidArgument("WEBHOOK_REQUEST_INVALID", message);
+
+/**
+ * Every webhook failure, through `toHttpError`. The webhook's bodies are always `{"message": "..."}`
+ * (a string, saying what is wrong), and a 401 carries the Bearer challenge.
+ */
+export function sendWebhookError(res: Response, err: unknown, logger: Logger): void {
+  const mapped = toHttpError(err);
+  if (mapped.unexpected) logger.error({ err: err instanceof AppError ? (err.cause ?? err) : err }, "webhook failed");
+  const body = mapped.body as { message?: unknown; error?: string };
+  const message = typeof body.message === "string" ? body.message : (body.error ?? JSON.stringify(body.message));
+  const headers =
+    mapped.status === 401 ? { ...mapped.headers, "WWW-Authenticate": 'Bearer realm="tocsin alerts"' } : mapped.headers;
+  res.status(mapped.status).set(headers).json({ message });
 }
 
 export const MAX_WAIT_SECONDS = 10;

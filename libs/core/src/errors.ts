@@ -59,8 +59,7 @@ export class AppError extends Error {
 
 /** Wraps anything thrown into an AppError; unknown errors become INTERNAL with a safe message. */
 export function toAppError(err: unknown): AppError {
-  if (err instanceof AppError) return err;
-  return new AppError("INTERNAL", "INTERNAL", "500 Internal Server Error", { cause: err });
+  return err instanceof AppError ? err : internal(err);
 }
 
 // Constructors for the conditions every service shares. Messages follow GitLab's REST bodies.
@@ -93,4 +92,7 @@ export const alreadyExists = (reason: string, message: string, fields?: FieldErr
 export const unavailable = (reason: string, message: string, cause?: unknown, retryAfterSeconds = 5) =>
   new AppError("UNAVAILABLE", reason, message, { cause, retryAfterSeconds });
 
-export const internal = (cause: unknown) => new AppError("INTERNAL", "INTERNAL", "500 Internal Server Error", { cause });
+/** Something that should not happen: INTERNAL / 500 with a safe message; the cause is for the log only. */
+export function internal(cause: unknown): AppError {
+  return new AppError("INTERNAL", "INTERNAL", "500 Internal Server Error", { cause });
+}
