@@ -288,6 +288,10 @@ export interface User {
     | undefined;
   /** Id of the user's personal namespace. */
   namespaceId: number;
+  /** A blocked user's tokens and sessions are refused and it cannot sign in. */
+  blocked: boolean;
+  /** Whether the user can sign in to the console with a password. */
+  hasPassword: boolean;
 }
 
 export interface Email {
@@ -310,6 +314,8 @@ export interface Principal {
    * Lets a cache of this answer stop before the token expires.
    */
   expiresAt: string;
+  /** The console session this principal comes from; 0 for a token (then token_id is set). */
+  sessionId: number;
 }
 
 export interface PersonalAccessToken {
@@ -399,11 +405,148 @@ export interface AuthenticateTokenResponse {
   principal: Principal | undefined;
 }
 
+export interface AuthenticateSessionRequest {
+  /** The plain session token (the `_tocsin_session` cookie). */
+  sessionToken: string;
+}
+
+export interface AuthenticateSessionResponse {
+  /** scopes = [`api`], session_id set, token_id 0. */
+  principal:
+    | Principal
+    | undefined;
+  /** Must accompany every unsafe request made with this session (`X-CSRF-Token`). */
+  csrfToken: string;
+  user: User | undefined;
+}
+
+export interface CreateSessionRequest {
+  /** Username or e-mail address (case-insensitive). */
+  login: string;
+  password: string;
+}
+
+export interface CreateSessionResponse {
+  /** The plain session token; only in this answer. */
+  sessionToken: string;
+  csrfToken: string;
+  user:
+    | User
+    | undefined;
+  /** When the session ends if unused (7 days of idleness). */
+  idleExpiresAt: Date | undefined;
+}
+
+export interface DeleteSessionRequest {
+  sessionToken: string;
+}
+
+export interface DeleteSessionResponse {
+}
+
 export interface CreateUserRequest {
   username: string;
   email: string;
   name: string;
   admin: boolean;
+  /** Empty: the user cannot sign in with a password until one is set. Else 8+ characters. */
+  password: string;
+}
+
+export interface UpdateUserRequest {
+  id: number;
+  /** Unset fields are left alone. A password needs 8+ characters. */
+  password?: string | undefined;
+  name?: string | undefined;
+  admin?: boolean | undefined;
+}
+
+export interface UpdateUserResponse {
+  user: User | undefined;
+}
+
+export interface ChangePasswordRequest {
+  currentPassword: string;
+  password: string;
+}
+
+export interface ChangePasswordResponse {
+}
+
+export interface BlockUserRequest {
+  id: number;
+}
+
+export interface BlockUserResponse {
+  user: User | undefined;
+}
+
+export interface UnblockUserRequest {
+  id: number;
+}
+
+export interface UnblockUserResponse {
+  user: User | undefined;
+}
+
+/** Paging of list calls: page from 1, per_page 1..100 (0 = defaults 1 and 20). */
+export interface PageRequest {
+  page: number;
+  perPage: number;
+}
+
+export interface ListUsersRequest {
+  /** Case-insensitive substring of username, name or e-mail; empty = all. */
+  search: string;
+  page: PageRequest | undefined;
+}
+
+export interface ListUsersResponse {
+  users: User[];
+  /** Number of matches over every page. */
+  total: number;
+}
+
+export interface ListPersonalAccessTokensRequest {
+  userId: number;
+}
+
+export interface ListPersonalAccessTokensResponse {
+  tokens: PersonalAccessToken[];
+}
+
+export interface ListProjectsRequest {
+  /** Only projects the caller is a member of (matters for admins, who otherwise see all). */
+  membership: boolean;
+  /** Case-insensitive substring of the name or path with namespace; empty = all. */
+  search: string;
+  page: PageRequest | undefined;
+}
+
+export interface ListProjectsResponse {
+  projects: Project[];
+  total: number;
+}
+
+export interface ListGroupsRequest {
+  membership: boolean;
+  /** Case-insensitive substring of the name or full path; empty = all. */
+  search: string;
+  page: PageRequest | undefined;
+}
+
+export interface ListGroupsResponse {
+  groups: Group[];
+  total: number;
+}
+
+export interface ListGroupMembersRequest {
+  /** Numeric id or full path. */
+  groupIdOrPath: string;
+}
+
+export interface ListGroupMembersResponse {
+  members: Member[];
 }
 
 export interface CreateUserResponse {
@@ -639,7 +782,17 @@ export interface WatchAccessChangesResponse {
 }
 
 function createBaseUser(): User {
-  return { id: 0, username: "", name: "", email: "", isAdmin: false, createdAt: undefined, namespaceId: 0 };
+  return {
+    id: 0,
+    username: "",
+    name: "",
+    email: "",
+    isAdmin: false,
+    createdAt: undefined,
+    namespaceId: 0,
+    blocked: false,
+    hasPassword: false,
+  };
 }
 
 export const User: MessageFns<User> = {
@@ -664,6 +817,12 @@ export const User: MessageFns<User> = {
     }
     if (message.namespaceId !== 0) {
       writer.uint32(56).int64(message.namespaceId);
+    }
+    if (message.blocked !== false) {
+      writer.uint32(64).bool(message.blocked);
+    }
+    if (message.hasPassword !== false) {
+      writer.uint32(72).bool(message.hasPassword);
     }
     return writer;
   },
@@ -737,6 +896,22 @@ export const User: MessageFns<User> = {
             message.namespaceId = longToNumber(reader.int64());
             continue;
           }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.blocked = reader.bool();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.hasPassword = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -770,6 +945,12 @@ export const User: MessageFns<User> = {
         : isSet(object.namespace_id)
         ? globalThis.Number(object.namespace_id)
         : 0,
+      blocked: isSet(object.blocked) ? globalThis.Boolean(object.blocked) : false,
+      hasPassword: isSet(object.hasPassword)
+        ? globalThis.Boolean(object.hasPassword)
+        : isSet(object.has_password)
+        ? globalThis.Boolean(object.has_password)
+        : false,
     };
   },
 
@@ -796,6 +977,12 @@ export const User: MessageFns<User> = {
     if (message.namespaceId !== 0) {
       obj.namespaceId = Math.round(message.namespaceId);
     }
+    if (message.blocked !== false) {
+      obj.blocked = message.blocked;
+    }
+    if (message.hasPassword !== false) {
+      obj.hasPassword = message.hasPassword;
+    }
     return obj;
   },
 
@@ -811,6 +998,8 @@ export const User: MessageFns<User> = {
     message.isAdmin = object.isAdmin ?? false;
     message.createdAt = object.createdAt ?? undefined;
     message.namespaceId = object.namespaceId ?? 0;
+    message.blocked = object.blocked ?? false;
+    message.hasPassword = object.hasPassword ?? false;
     return message;
   },
 };
@@ -937,7 +1126,7 @@ export const Email: MessageFns<Email> = {
 };
 
 function createBasePrincipal(): Principal {
-  return { userId: 0, username: "", isAdmin: false, scopes: [], tokenId: 0, expiresAt: "" };
+  return { userId: 0, username: "", isAdmin: false, scopes: [], tokenId: 0, expiresAt: "", sessionId: 0 };
 }
 
 export const Principal: MessageFns<Principal> = {
@@ -959,6 +1148,9 @@ export const Principal: MessageFns<Principal> = {
     }
     if (message.expiresAt !== "") {
       writer.uint32(50).string(message.expiresAt);
+    }
+    if (message.sessionId !== 0) {
+      writer.uint32(56).int64(message.sessionId);
     }
     return writer;
   },
@@ -1024,6 +1216,14 @@ export const Principal: MessageFns<Principal> = {
             message.expiresAt = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.sessionId = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1060,6 +1260,11 @@ export const Principal: MessageFns<Principal> = {
         : isSet(object.expires_at)
         ? globalThis.String(object.expires_at)
         : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.Number(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.Number(object.session_id)
+        : 0,
     };
   },
 
@@ -1083,6 +1288,9 @@ export const Principal: MessageFns<Principal> = {
     if (message.expiresAt !== "") {
       obj.expiresAt = message.expiresAt;
     }
+    if (message.sessionId !== 0) {
+      obj.sessionId = Math.round(message.sessionId);
+    }
     return obj;
   },
 
@@ -1097,6 +1305,7 @@ export const Principal: MessageFns<Principal> = {
     message.scopes = object.scopes?.map((e) => e) || [];
     message.tokenId = object.tokenId ?? 0;
     message.expiresAt = object.expiresAt ?? "";
+    message.sessionId = object.sessionId ?? 0;
     return message;
   },
 };
@@ -2275,8 +2484,527 @@ export const AuthenticateTokenResponse: MessageFns<AuthenticateTokenResponse> = 
   },
 };
 
+function createBaseAuthenticateSessionRequest(): AuthenticateSessionRequest {
+  return { sessionToken: "" };
+}
+
+export const AuthenticateSessionRequest: MessageFns<AuthenticateSessionRequest> = {
+  encode(message: AuthenticateSessionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionToken !== "") {
+      writer.uint32(10).string(message.sessionToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuthenticateSessionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuthenticateSessionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AuthenticateSessionRequest {
+    return {
+      sessionToken: isSet(object.sessionToken)
+        ? globalThis.String(object.sessionToken)
+        : isSet(object.session_token)
+        ? globalThis.String(object.session_token)
+        : "",
+    };
+  },
+
+  toJSON(message: AuthenticateSessionRequest): unknown {
+    const obj: any = {};
+    if (message.sessionToken !== "") {
+      obj.sessionToken = message.sessionToken;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<AuthenticateSessionRequest>): AuthenticateSessionRequest {
+    return AuthenticateSessionRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AuthenticateSessionRequest>): AuthenticateSessionRequest {
+    const message = createBaseAuthenticateSessionRequest();
+    message.sessionToken = object.sessionToken ?? "";
+    return message;
+  },
+};
+
+function createBaseAuthenticateSessionResponse(): AuthenticateSessionResponse {
+  return { principal: undefined, csrfToken: "", user: undefined };
+}
+
+export const AuthenticateSessionResponse: MessageFns<AuthenticateSessionResponse> = {
+  encode(message: AuthenticateSessionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.csrfToken !== "") {
+      writer.uint32(18).string(message.csrfToken);
+    }
+    if (message.user !== undefined) {
+      User.encode(message.user, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuthenticateSessionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuthenticateSessionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.csrfToken = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AuthenticateSessionResponse {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      csrfToken: isSet(object.csrfToken)
+        ? globalThis.String(object.csrfToken)
+        : isSet(object.csrf_token)
+        ? globalThis.String(object.csrf_token)
+        : "",
+      user: isSet(object.user) ? User.fromJSON(object.user) : undefined,
+    };
+  },
+
+  toJSON(message: AuthenticateSessionResponse): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.csrfToken !== "") {
+      obj.csrfToken = message.csrfToken;
+    }
+    if (message.user !== undefined) {
+      obj.user = User.toJSON(message.user);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<AuthenticateSessionResponse>): AuthenticateSessionResponse {
+    return AuthenticateSessionResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AuthenticateSessionResponse>): AuthenticateSessionResponse {
+    const message = createBaseAuthenticateSessionResponse();
+    message.principal = (object.principal !== undefined && object.principal !== null)
+      ? Principal.fromPartial(object.principal)
+      : undefined;
+    message.csrfToken = object.csrfToken ?? "";
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    return message;
+  },
+};
+
+function createBaseCreateSessionRequest(): CreateSessionRequest {
+  return { login: "", password: "" };
+}
+
+export const CreateSessionRequest: MessageFns<CreateSessionRequest> = {
+  encode(message: CreateSessionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.login !== "") {
+      writer.uint32(10).string(message.login);
+    }
+    if (message.password !== "") {
+      writer.uint32(18).string(message.password);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateSessionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateSessionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.login = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.password = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateSessionRequest {
+    return {
+      login: isSet(object.login) ? globalThis.String(object.login) : "",
+      password: isSet(object.password) ? globalThis.String(object.password) : "",
+    };
+  },
+
+  toJSON(message: CreateSessionRequest): unknown {
+    const obj: any = {};
+    if (message.login !== "") {
+      obj.login = message.login;
+    }
+    if (message.password !== "") {
+      obj.password = message.password;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CreateSessionRequest>): CreateSessionRequest {
+    return CreateSessionRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CreateSessionRequest>): CreateSessionRequest {
+    const message = createBaseCreateSessionRequest();
+    message.login = object.login ?? "";
+    message.password = object.password ?? "";
+    return message;
+  },
+};
+
+function createBaseCreateSessionResponse(): CreateSessionResponse {
+  return { sessionToken: "", csrfToken: "", user: undefined, idleExpiresAt: undefined };
+}
+
+export const CreateSessionResponse: MessageFns<CreateSessionResponse> = {
+  encode(message: CreateSessionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionToken !== "") {
+      writer.uint32(10).string(message.sessionToken);
+    }
+    if (message.csrfToken !== "") {
+      writer.uint32(18).string(message.csrfToken);
+    }
+    if (message.user !== undefined) {
+      User.encode(message.user, writer.uint32(26).fork()).join();
+    }
+    if (message.idleExpiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.idleExpiresAt), writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateSessionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateSessionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionToken = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.csrfToken = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.idleExpiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateSessionResponse {
+    return {
+      sessionToken: isSet(object.sessionToken)
+        ? globalThis.String(object.sessionToken)
+        : isSet(object.session_token)
+        ? globalThis.String(object.session_token)
+        : "",
+      csrfToken: isSet(object.csrfToken)
+        ? globalThis.String(object.csrfToken)
+        : isSet(object.csrf_token)
+        ? globalThis.String(object.csrf_token)
+        : "",
+      user: isSet(object.user) ? User.fromJSON(object.user) : undefined,
+      idleExpiresAt: isSet(object.idleExpiresAt)
+        ? fromJsonTimestamp(object.idleExpiresAt)
+        : isSet(object.idle_expires_at)
+        ? fromJsonTimestamp(object.idle_expires_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: CreateSessionResponse): unknown {
+    const obj: any = {};
+    if (message.sessionToken !== "") {
+      obj.sessionToken = message.sessionToken;
+    }
+    if (message.csrfToken !== "") {
+      obj.csrfToken = message.csrfToken;
+    }
+    if (message.user !== undefined) {
+      obj.user = User.toJSON(message.user);
+    }
+    if (message.idleExpiresAt !== undefined) {
+      obj.idleExpiresAt = message.idleExpiresAt.toISOString();
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CreateSessionResponse>): CreateSessionResponse {
+    return CreateSessionResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CreateSessionResponse>): CreateSessionResponse {
+    const message = createBaseCreateSessionResponse();
+    message.sessionToken = object.sessionToken ?? "";
+    message.csrfToken = object.csrfToken ?? "";
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    message.idleExpiresAt = object.idleExpiresAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseDeleteSessionRequest(): DeleteSessionRequest {
+  return { sessionToken: "" };
+}
+
+export const DeleteSessionRequest: MessageFns<DeleteSessionRequest> = {
+  encode(message: DeleteSessionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionToken !== "") {
+      writer.uint32(10).string(message.sessionToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteSessionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteSessionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteSessionRequest {
+    return {
+      sessionToken: isSet(object.sessionToken)
+        ? globalThis.String(object.sessionToken)
+        : isSet(object.session_token)
+        ? globalThis.String(object.session_token)
+        : "",
+    };
+  },
+
+  toJSON(message: DeleteSessionRequest): unknown {
+    const obj: any = {};
+    if (message.sessionToken !== "") {
+      obj.sessionToken = message.sessionToken;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<DeleteSessionRequest>): DeleteSessionRequest {
+    return DeleteSessionRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DeleteSessionRequest>): DeleteSessionRequest {
+    const message = createBaseDeleteSessionRequest();
+    message.sessionToken = object.sessionToken ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteSessionResponse(): DeleteSessionResponse {
+  return {};
+}
+
+export const DeleteSessionResponse: MessageFns<DeleteSessionResponse> = {
+  encode(_: DeleteSessionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteSessionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteSessionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): DeleteSessionResponse {
+    return {};
+  },
+
+  toJSON(_: DeleteSessionResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<DeleteSessionResponse>): DeleteSessionResponse {
+    return DeleteSessionResponse.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<DeleteSessionResponse>): DeleteSessionResponse {
+    const message = createBaseDeleteSessionResponse();
+    return message;
+  },
+};
+
 function createBaseCreateUserRequest(): CreateUserRequest {
-  return { username: "", email: "", name: "", admin: false };
+  return { username: "", email: "", name: "", admin: false, password: "" };
 }
 
 export const CreateUserRequest: MessageFns<CreateUserRequest> = {
@@ -2292,6 +3020,9 @@ export const CreateUserRequest: MessageFns<CreateUserRequest> = {
     }
     if (message.admin !== false) {
       writer.uint32(32).bool(message.admin);
+    }
+    if (message.password !== "") {
+      writer.uint32(42).string(message.password);
     }
     return writer;
   },
@@ -2341,6 +3072,14 @@ export const CreateUserRequest: MessageFns<CreateUserRequest> = {
             message.admin = reader.bool();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.password = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2359,6 +3098,7 @@ export const CreateUserRequest: MessageFns<CreateUserRequest> = {
       email: isSet(object.email) ? globalThis.String(object.email) : "",
       name: isSet(object.name) ? globalThis.String(object.name) : "",
       admin: isSet(object.admin) ? globalThis.Boolean(object.admin) : false,
+      password: isSet(object.password) ? globalThis.String(object.password) : "",
     };
   },
 
@@ -2376,6 +3116,9 @@ export const CreateUserRequest: MessageFns<CreateUserRequest> = {
     if (message.admin !== false) {
       obj.admin = message.admin;
     }
+    if (message.password !== "") {
+      obj.password = message.password;
+    }
     return obj;
   },
 
@@ -2388,6 +3131,1523 @@ export const CreateUserRequest: MessageFns<CreateUserRequest> = {
     message.email = object.email ?? "";
     message.name = object.name ?? "";
     message.admin = object.admin ?? false;
+    message.password = object.password ?? "";
+    return message;
+  },
+};
+
+function createBaseUpdateUserRequest(): UpdateUserRequest {
+  return { id: 0, password: undefined, name: undefined, admin: undefined };
+}
+
+export const UpdateUserRequest: MessageFns<UpdateUserRequest> = {
+  encode(message: UpdateUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== 0) {
+      writer.uint32(8).int64(message.id);
+    }
+    if (message.password !== undefined) {
+      writer.uint32(18).string(message.password);
+    }
+    if (message.name !== undefined) {
+      writer.uint32(26).string(message.name);
+    }
+    if (message.admin !== undefined) {
+      writer.uint32(32).bool(message.admin);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateUserRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateUserRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.id = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.password = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.admin = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateUserRequest {
+    return {
+      id: isSet(object.id) ? globalThis.Number(object.id) : 0,
+      password: isSet(object.password) ? globalThis.String(object.password) : undefined,
+      name: isSet(object.name) ? globalThis.String(object.name) : undefined,
+      admin: isSet(object.admin) ? globalThis.Boolean(object.admin) : undefined,
+    };
+  },
+
+  toJSON(message: UpdateUserRequest): unknown {
+    const obj: any = {};
+    if (message.id !== 0) {
+      obj.id = Math.round(message.id);
+    }
+    if (message.password !== undefined) {
+      obj.password = message.password;
+    }
+    if (message.name !== undefined) {
+      obj.name = message.name;
+    }
+    if (message.admin !== undefined) {
+      obj.admin = message.admin;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<UpdateUserRequest>): UpdateUserRequest {
+    return UpdateUserRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UpdateUserRequest>): UpdateUserRequest {
+    const message = createBaseUpdateUserRequest();
+    message.id = object.id ?? 0;
+    message.password = object.password ?? undefined;
+    message.name = object.name ?? undefined;
+    message.admin = object.admin ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateUserResponse(): UpdateUserResponse {
+  return { user: undefined };
+}
+
+export const UpdateUserResponse: MessageFns<UpdateUserResponse> = {
+  encode(message: UpdateUserResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.user !== undefined) {
+      User.encode(message.user, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateUserResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateUserResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateUserResponse {
+    return { user: isSet(object.user) ? User.fromJSON(object.user) : undefined };
+  },
+
+  toJSON(message: UpdateUserResponse): unknown {
+    const obj: any = {};
+    if (message.user !== undefined) {
+      obj.user = User.toJSON(message.user);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<UpdateUserResponse>): UpdateUserResponse {
+    return UpdateUserResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UpdateUserResponse>): UpdateUserResponse {
+    const message = createBaseUpdateUserResponse();
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    return message;
+  },
+};
+
+function createBaseChangePasswordRequest(): ChangePasswordRequest {
+  return { currentPassword: "", password: "" };
+}
+
+export const ChangePasswordRequest: MessageFns<ChangePasswordRequest> = {
+  encode(message: ChangePasswordRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.currentPassword !== "") {
+      writer.uint32(10).string(message.currentPassword);
+    }
+    if (message.password !== "") {
+      writer.uint32(18).string(message.password);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ChangePasswordRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseChangePasswordRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.currentPassword = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.password = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ChangePasswordRequest {
+    return {
+      currentPassword: isSet(object.currentPassword)
+        ? globalThis.String(object.currentPassword)
+        : isSet(object.current_password)
+        ? globalThis.String(object.current_password)
+        : "",
+      password: isSet(object.password) ? globalThis.String(object.password) : "",
+    };
+  },
+
+  toJSON(message: ChangePasswordRequest): unknown {
+    const obj: any = {};
+    if (message.currentPassword !== "") {
+      obj.currentPassword = message.currentPassword;
+    }
+    if (message.password !== "") {
+      obj.password = message.password;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ChangePasswordRequest>): ChangePasswordRequest {
+    return ChangePasswordRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ChangePasswordRequest>): ChangePasswordRequest {
+    const message = createBaseChangePasswordRequest();
+    message.currentPassword = object.currentPassword ?? "";
+    message.password = object.password ?? "";
+    return message;
+  },
+};
+
+function createBaseChangePasswordResponse(): ChangePasswordResponse {
+  return {};
+}
+
+export const ChangePasswordResponse: MessageFns<ChangePasswordResponse> = {
+  encode(_: ChangePasswordResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ChangePasswordResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseChangePasswordResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ChangePasswordResponse {
+    return {};
+  },
+
+  toJSON(_: ChangePasswordResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<ChangePasswordResponse>): ChangePasswordResponse {
+    return ChangePasswordResponse.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<ChangePasswordResponse>): ChangePasswordResponse {
+    const message = createBaseChangePasswordResponse();
+    return message;
+  },
+};
+
+function createBaseBlockUserRequest(): BlockUserRequest {
+  return { id: 0 };
+}
+
+export const BlockUserRequest: MessageFns<BlockUserRequest> = {
+  encode(message: BlockUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== 0) {
+      writer.uint32(8).int64(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BlockUserRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBlockUserRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.id = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BlockUserRequest {
+    return { id: isSet(object.id) ? globalThis.Number(object.id) : 0 };
+  },
+
+  toJSON(message: BlockUserRequest): unknown {
+    const obj: any = {};
+    if (message.id !== 0) {
+      obj.id = Math.round(message.id);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<BlockUserRequest>): BlockUserRequest {
+    return BlockUserRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<BlockUserRequest>): BlockUserRequest {
+    const message = createBaseBlockUserRequest();
+    message.id = object.id ?? 0;
+    return message;
+  },
+};
+
+function createBaseBlockUserResponse(): BlockUserResponse {
+  return { user: undefined };
+}
+
+export const BlockUserResponse: MessageFns<BlockUserResponse> = {
+  encode(message: BlockUserResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.user !== undefined) {
+      User.encode(message.user, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BlockUserResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBlockUserResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BlockUserResponse {
+    return { user: isSet(object.user) ? User.fromJSON(object.user) : undefined };
+  },
+
+  toJSON(message: BlockUserResponse): unknown {
+    const obj: any = {};
+    if (message.user !== undefined) {
+      obj.user = User.toJSON(message.user);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<BlockUserResponse>): BlockUserResponse {
+    return BlockUserResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<BlockUserResponse>): BlockUserResponse {
+    const message = createBaseBlockUserResponse();
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    return message;
+  },
+};
+
+function createBaseUnblockUserRequest(): UnblockUserRequest {
+  return { id: 0 };
+}
+
+export const UnblockUserRequest: MessageFns<UnblockUserRequest> = {
+  encode(message: UnblockUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== 0) {
+      writer.uint32(8).int64(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UnblockUserRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUnblockUserRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.id = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UnblockUserRequest {
+    return { id: isSet(object.id) ? globalThis.Number(object.id) : 0 };
+  },
+
+  toJSON(message: UnblockUserRequest): unknown {
+    const obj: any = {};
+    if (message.id !== 0) {
+      obj.id = Math.round(message.id);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<UnblockUserRequest>): UnblockUserRequest {
+    return UnblockUserRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UnblockUserRequest>): UnblockUserRequest {
+    const message = createBaseUnblockUserRequest();
+    message.id = object.id ?? 0;
+    return message;
+  },
+};
+
+function createBaseUnblockUserResponse(): UnblockUserResponse {
+  return { user: undefined };
+}
+
+export const UnblockUserResponse: MessageFns<UnblockUserResponse> = {
+  encode(message: UnblockUserResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.user !== undefined) {
+      User.encode(message.user, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UnblockUserResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUnblockUserResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UnblockUserResponse {
+    return { user: isSet(object.user) ? User.fromJSON(object.user) : undefined };
+  },
+
+  toJSON(message: UnblockUserResponse): unknown {
+    const obj: any = {};
+    if (message.user !== undefined) {
+      obj.user = User.toJSON(message.user);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<UnblockUserResponse>): UnblockUserResponse {
+    return UnblockUserResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UnblockUserResponse>): UnblockUserResponse {
+    const message = createBaseUnblockUserResponse();
+    message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    return message;
+  },
+};
+
+function createBasePageRequest(): PageRequest {
+  return { page: 0, perPage: 0 };
+}
+
+export const PageRequest: MessageFns<PageRequest> = {
+  encode(message: PageRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.page !== 0) {
+      writer.uint32(8).int32(message.page);
+    }
+    if (message.perPage !== 0) {
+      writer.uint32(16).int32(message.perPage);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PageRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePageRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.page = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.perPage = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PageRequest {
+    return {
+      page: isSet(object.page) ? globalThis.Number(object.page) : 0,
+      perPage: isSet(object.perPage)
+        ? globalThis.Number(object.perPage)
+        : isSet(object.per_page)
+        ? globalThis.Number(object.per_page)
+        : 0,
+    };
+  },
+
+  toJSON(message: PageRequest): unknown {
+    const obj: any = {};
+    if (message.page !== 0) {
+      obj.page = Math.round(message.page);
+    }
+    if (message.perPage !== 0) {
+      obj.perPage = Math.round(message.perPage);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<PageRequest>): PageRequest {
+    return PageRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PageRequest>): PageRequest {
+    const message = createBasePageRequest();
+    message.page = object.page ?? 0;
+    message.perPage = object.perPage ?? 0;
+    return message;
+  },
+};
+
+function createBaseListUsersRequest(): ListUsersRequest {
+  return { search: "", page: undefined };
+}
+
+export const ListUsersRequest: MessageFns<ListUsersRequest> = {
+  encode(message: ListUsersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.search !== "") {
+      writer.uint32(10).string(message.search);
+    }
+    if (message.page !== undefined) {
+      PageRequest.encode(message.page, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListUsersRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListUsersRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.search = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.page = PageRequest.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListUsersRequest {
+    return {
+      search: isSet(object.search) ? globalThis.String(object.search) : "",
+      page: isSet(object.page) ? PageRequest.fromJSON(object.page) : undefined,
+    };
+  },
+
+  toJSON(message: ListUsersRequest): unknown {
+    const obj: any = {};
+    if (message.search !== "") {
+      obj.search = message.search;
+    }
+    if (message.page !== undefined) {
+      obj.page = PageRequest.toJSON(message.page);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListUsersRequest>): ListUsersRequest {
+    return ListUsersRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListUsersRequest>): ListUsersRequest {
+    const message = createBaseListUsersRequest();
+    message.search = object.search ?? "";
+    message.page = (object.page !== undefined && object.page !== null)
+      ? PageRequest.fromPartial(object.page)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListUsersResponse(): ListUsersResponse {
+  return { users: [], total: 0 };
+}
+
+export const ListUsersResponse: MessageFns<ListUsersResponse> = {
+  encode(message: ListUsersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.users) {
+      User.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.total !== 0) {
+      writer.uint32(16).int32(message.total);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListUsersResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListUsersResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.users.push(User.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.total = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListUsersResponse {
+    return {
+      users: globalThis.Array.isArray(object?.users) ? object.users.map((e: any) => User.fromJSON(e)) : [],
+      total: isSet(object.total) ? globalThis.Number(object.total) : 0,
+    };
+  },
+
+  toJSON(message: ListUsersResponse): unknown {
+    const obj: any = {};
+    if (message.users?.length) {
+      obj.users = message.users.map((e) => User.toJSON(e));
+    }
+    if (message.total !== 0) {
+      obj.total = Math.round(message.total);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListUsersResponse>): ListUsersResponse {
+    return ListUsersResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListUsersResponse>): ListUsersResponse {
+    const message = createBaseListUsersResponse();
+    message.users = object.users?.map((e) => User.fromPartial(e)) || [];
+    message.total = object.total ?? 0;
+    return message;
+  },
+};
+
+function createBaseListPersonalAccessTokensRequest(): ListPersonalAccessTokensRequest {
+  return { userId: 0 };
+}
+
+export const ListPersonalAccessTokensRequest: MessageFns<ListPersonalAccessTokensRequest> = {
+  encode(message: ListPersonalAccessTokensRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== 0) {
+      writer.uint32(8).int64(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPersonalAccessTokensRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPersonalAccessTokensRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.userId = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListPersonalAccessTokensRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.Number(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.Number(object.user_id)
+        : 0,
+    };
+  },
+
+  toJSON(message: ListPersonalAccessTokensRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== 0) {
+      obj.userId = Math.round(message.userId);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListPersonalAccessTokensRequest>): ListPersonalAccessTokensRequest {
+    return ListPersonalAccessTokensRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListPersonalAccessTokensRequest>): ListPersonalAccessTokensRequest {
+    const message = createBaseListPersonalAccessTokensRequest();
+    message.userId = object.userId ?? 0;
+    return message;
+  },
+};
+
+function createBaseListPersonalAccessTokensResponse(): ListPersonalAccessTokensResponse {
+  return { tokens: [] };
+}
+
+export const ListPersonalAccessTokensResponse: MessageFns<ListPersonalAccessTokensResponse> = {
+  encode(message: ListPersonalAccessTokensResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.tokens) {
+      PersonalAccessToken.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPersonalAccessTokensResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPersonalAccessTokensResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tokens.push(PersonalAccessToken.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListPersonalAccessTokensResponse {
+    return {
+      tokens: globalThis.Array.isArray(object?.tokens)
+        ? object.tokens.map((e: any) => PersonalAccessToken.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListPersonalAccessTokensResponse): unknown {
+    const obj: any = {};
+    if (message.tokens?.length) {
+      obj.tokens = message.tokens.map((e) => PersonalAccessToken.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListPersonalAccessTokensResponse>): ListPersonalAccessTokensResponse {
+    return ListPersonalAccessTokensResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListPersonalAccessTokensResponse>): ListPersonalAccessTokensResponse {
+    const message = createBaseListPersonalAccessTokensResponse();
+    message.tokens = object.tokens?.map((e) => PersonalAccessToken.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseListProjectsRequest(): ListProjectsRequest {
+  return { membership: false, search: "", page: undefined };
+}
+
+export const ListProjectsRequest: MessageFns<ListProjectsRequest> = {
+  encode(message: ListProjectsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.membership !== false) {
+      writer.uint32(8).bool(message.membership);
+    }
+    if (message.search !== "") {
+      writer.uint32(18).string(message.search);
+    }
+    if (message.page !== undefined) {
+      PageRequest.encode(message.page, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListProjectsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListProjectsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.membership = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.search = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.page = PageRequest.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListProjectsRequest {
+    return {
+      membership: isSet(object.membership) ? globalThis.Boolean(object.membership) : false,
+      search: isSet(object.search) ? globalThis.String(object.search) : "",
+      page: isSet(object.page) ? PageRequest.fromJSON(object.page) : undefined,
+    };
+  },
+
+  toJSON(message: ListProjectsRequest): unknown {
+    const obj: any = {};
+    if (message.membership !== false) {
+      obj.membership = message.membership;
+    }
+    if (message.search !== "") {
+      obj.search = message.search;
+    }
+    if (message.page !== undefined) {
+      obj.page = PageRequest.toJSON(message.page);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListProjectsRequest>): ListProjectsRequest {
+    return ListProjectsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListProjectsRequest>): ListProjectsRequest {
+    const message = createBaseListProjectsRequest();
+    message.membership = object.membership ?? false;
+    message.search = object.search ?? "";
+    message.page = (object.page !== undefined && object.page !== null)
+      ? PageRequest.fromPartial(object.page)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListProjectsResponse(): ListProjectsResponse {
+  return { projects: [], total: 0 };
+}
+
+export const ListProjectsResponse: MessageFns<ListProjectsResponse> = {
+  encode(message: ListProjectsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.projects) {
+      Project.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.total !== 0) {
+      writer.uint32(16).int32(message.total);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListProjectsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListProjectsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.projects.push(Project.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.total = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListProjectsResponse {
+    return {
+      projects: globalThis.Array.isArray(object?.projects) ? object.projects.map((e: any) => Project.fromJSON(e)) : [],
+      total: isSet(object.total) ? globalThis.Number(object.total) : 0,
+    };
+  },
+
+  toJSON(message: ListProjectsResponse): unknown {
+    const obj: any = {};
+    if (message.projects?.length) {
+      obj.projects = message.projects.map((e) => Project.toJSON(e));
+    }
+    if (message.total !== 0) {
+      obj.total = Math.round(message.total);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListProjectsResponse>): ListProjectsResponse {
+    return ListProjectsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListProjectsResponse>): ListProjectsResponse {
+    const message = createBaseListProjectsResponse();
+    message.projects = object.projects?.map((e) => Project.fromPartial(e)) || [];
+    message.total = object.total ?? 0;
+    return message;
+  },
+};
+
+function createBaseListGroupsRequest(): ListGroupsRequest {
+  return { membership: false, search: "", page: undefined };
+}
+
+export const ListGroupsRequest: MessageFns<ListGroupsRequest> = {
+  encode(message: ListGroupsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.membership !== false) {
+      writer.uint32(8).bool(message.membership);
+    }
+    if (message.search !== "") {
+      writer.uint32(18).string(message.search);
+    }
+    if (message.page !== undefined) {
+      PageRequest.encode(message.page, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListGroupsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListGroupsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.membership = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.search = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.page = PageRequest.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListGroupsRequest {
+    return {
+      membership: isSet(object.membership) ? globalThis.Boolean(object.membership) : false,
+      search: isSet(object.search) ? globalThis.String(object.search) : "",
+      page: isSet(object.page) ? PageRequest.fromJSON(object.page) : undefined,
+    };
+  },
+
+  toJSON(message: ListGroupsRequest): unknown {
+    const obj: any = {};
+    if (message.membership !== false) {
+      obj.membership = message.membership;
+    }
+    if (message.search !== "") {
+      obj.search = message.search;
+    }
+    if (message.page !== undefined) {
+      obj.page = PageRequest.toJSON(message.page);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListGroupsRequest>): ListGroupsRequest {
+    return ListGroupsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListGroupsRequest>): ListGroupsRequest {
+    const message = createBaseListGroupsRequest();
+    message.membership = object.membership ?? false;
+    message.search = object.search ?? "";
+    message.page = (object.page !== undefined && object.page !== null)
+      ? PageRequest.fromPartial(object.page)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListGroupsResponse(): ListGroupsResponse {
+  return { groups: [], total: 0 };
+}
+
+export const ListGroupsResponse: MessageFns<ListGroupsResponse> = {
+  encode(message: ListGroupsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.groups) {
+      Group.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.total !== 0) {
+      writer.uint32(16).int32(message.total);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListGroupsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListGroupsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.groups.push(Group.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.total = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListGroupsResponse {
+    return {
+      groups: globalThis.Array.isArray(object?.groups) ? object.groups.map((e: any) => Group.fromJSON(e)) : [],
+      total: isSet(object.total) ? globalThis.Number(object.total) : 0,
+    };
+  },
+
+  toJSON(message: ListGroupsResponse): unknown {
+    const obj: any = {};
+    if (message.groups?.length) {
+      obj.groups = message.groups.map((e) => Group.toJSON(e));
+    }
+    if (message.total !== 0) {
+      obj.total = Math.round(message.total);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListGroupsResponse>): ListGroupsResponse {
+    return ListGroupsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListGroupsResponse>): ListGroupsResponse {
+    const message = createBaseListGroupsResponse();
+    message.groups = object.groups?.map((e) => Group.fromPartial(e)) || [];
+    message.total = object.total ?? 0;
+    return message;
+  },
+};
+
+function createBaseListGroupMembersRequest(): ListGroupMembersRequest {
+  return { groupIdOrPath: "" };
+}
+
+export const ListGroupMembersRequest: MessageFns<ListGroupMembersRequest> = {
+  encode(message: ListGroupMembersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.groupIdOrPath !== "") {
+      writer.uint32(10).string(message.groupIdOrPath);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListGroupMembersRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListGroupMembersRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.groupIdOrPath = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListGroupMembersRequest {
+    return {
+      groupIdOrPath: isSet(object.groupIdOrPath)
+        ? globalThis.String(object.groupIdOrPath)
+        : isSet(object.group_id_or_path)
+        ? globalThis.String(object.group_id_or_path)
+        : "",
+    };
+  },
+
+  toJSON(message: ListGroupMembersRequest): unknown {
+    const obj: any = {};
+    if (message.groupIdOrPath !== "") {
+      obj.groupIdOrPath = message.groupIdOrPath;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListGroupMembersRequest>): ListGroupMembersRequest {
+    return ListGroupMembersRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListGroupMembersRequest>): ListGroupMembersRequest {
+    const message = createBaseListGroupMembersRequest();
+    message.groupIdOrPath = object.groupIdOrPath ?? "";
+    return message;
+  },
+};
+
+function createBaseListGroupMembersResponse(): ListGroupMembersResponse {
+  return { members: [] };
+}
+
+export const ListGroupMembersResponse: MessageFns<ListGroupMembersResponse> = {
+  encode(message: ListGroupMembersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.members) {
+      Member.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListGroupMembersResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListGroupMembersResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.members.push(Member.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListGroupMembersResponse {
+    return {
+      members: globalThis.Array.isArray(object?.members) ? object.members.map((e: any) => Member.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListGroupMembersResponse): unknown {
+    const obj: any = {};
+    if (message.members?.length) {
+      obj.members = message.members.map((e) => Member.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListGroupMembersResponse>): ListGroupMembersResponse {
+    return ListGroupMembersResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListGroupMembersResponse>): ListGroupMembersResponse {
+    const message = createBaseListGroupMembersResponse();
+    message.members = object.members?.map((e) => Member.fromPartial(e)) || [];
     return message;
   },
 };
@@ -6223,8 +8483,52 @@ export const AuthServiceService = {
     responseDeserialize: (value: Buffer): AuthenticateTokenResponse => AuthenticateTokenResponse.decode(value),
   },
   /**
+   * Resolves a console session (the plain cookie value) to its principal and CSRF token, and
+   * slides its idle expiry (written at most once an hour). Errors: UNAUTHENTICATED
+   * (SESSION_INVALID: unknown, ended or idle for 7 days), PERMISSION_DENIED (USER_BLOCKED).
+   */
+  authenticateSession: {
+    path: "/auth.v1.AuthService/AuthenticateSession" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AuthenticateSessionRequest): Buffer =>
+      Buffer.from(AuthenticateSessionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AuthenticateSessionRequest => AuthenticateSessionRequest.decode(value),
+    responseSerialize: (value: AuthenticateSessionResponse): Buffer =>
+      Buffer.from(AuthenticateSessionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AuthenticateSessionResponse => AuthenticateSessionResponse.decode(value),
+  },
+  /**
+   * Signs in with a username or e-mail and a password; the plain session token is returned once
+   * and stored only as a SHA-256 hash. Ten failures for one login within 10 minutes lock it for
+   * 10 minutes. Errors: UNAUTHENTICATED (LOGIN_INVALID, "Invalid login or password.", also while
+   * locked), PERMISSION_DENIED (USER_BLOCKED).
+   */
+  createSession: {
+    path: "/auth.v1.AuthService/CreateSession" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateSessionRequest): Buffer => Buffer.from(CreateSessionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateSessionRequest => CreateSessionRequest.decode(value),
+    responseSerialize: (value: CreateSessionResponse): Buffer =>
+      Buffer.from(CreateSessionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateSessionResponse => CreateSessionResponse.decode(value),
+  },
+  /** Ends a session (sign-out). Idempotent; an unknown token is not an error. */
+  deleteSession: {
+    path: "/auth.v1.AuthService/DeleteSession" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteSessionRequest): Buffer => Buffer.from(DeleteSessionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteSessionRequest => DeleteSessionRequest.decode(value),
+    responseSerialize: (value: DeleteSessionResponse): Buffer =>
+      Buffer.from(DeleteSessionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteSessionResponse => DeleteSessionResponse.decode(value),
+  },
+  /**
    * Creates a user with a confirmed primary e-mail and a personal namespace named after the
-   * username. Admin only. Errors: ALREADY_EXISTS (USERNAME_TAKEN, EMAIL_TAKEN), INVALID_ARGUMENT.
+   * username. Admin only. Errors: ALREADY_EXISTS (USERNAME_TAKEN, EMAIL_TAKEN), INVALID_ARGUMENT
+   * (PASSWORD_TOO_SHORT, RESERVED_PATH, ...).
    */
   createUser: {
     path: "/auth.v1.AuthService/CreateUser" as const,
@@ -6234,6 +8538,68 @@ export const AuthServiceService = {
     requestDeserialize: (value: Buffer): CreateUserRequest => CreateUserRequest.decode(value),
     responseSerialize: (value: CreateUserResponse): Buffer => Buffer.from(CreateUserResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CreateUserResponse => CreateUserResponse.decode(value),
+  },
+  /**
+   * Changes a user's password, name or admin flag. Admin only. A new password ends every
+   * session of the user.
+   */
+  updateUser: {
+    path: "/auth.v1.AuthService/UpdateUser" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateUserRequest): Buffer => Buffer.from(UpdateUserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateUserRequest => UpdateUserRequest.decode(value),
+    responseSerialize: (value: UpdateUserResponse): Buffer => Buffer.from(UpdateUserResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateUserResponse => UpdateUserResponse.decode(value),
+  },
+  /**
+   * Changes the caller's own password after checking the current one (a wrong one counts as a
+   * failed sign-in), and ends every session of the caller. Errors: INVALID_ARGUMENT
+   * (CURRENT_PASSWORD_INVALID, PASSWORD_TOO_SHORT).
+   */
+  changePassword: {
+    path: "/auth.v1.AuthService/ChangePassword" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ChangePasswordRequest): Buffer =>
+      Buffer.from(ChangePasswordRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ChangePasswordRequest => ChangePasswordRequest.decode(value),
+    responseSerialize: (value: ChangePasswordResponse): Buffer =>
+      Buffer.from(ChangePasswordResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ChangePasswordResponse => ChangePasswordResponse.decode(value),
+  },
+  /**
+   * Blocks a user: its tokens and sessions get PERMISSION_DENIED (USER_BLOCKED) and it cannot
+   * sign in. Admin only; the root admin cannot block itself. Idempotent.
+   */
+  blockUser: {
+    path: "/auth.v1.AuthService/BlockUser" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: BlockUserRequest): Buffer => Buffer.from(BlockUserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): BlockUserRequest => BlockUserRequest.decode(value),
+    responseSerialize: (value: BlockUserResponse): Buffer => Buffer.from(BlockUserResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): BlockUserResponse => BlockUserResponse.decode(value),
+  },
+  /** Unblocks a user. Admin only. Idempotent. */
+  unblockUser: {
+    path: "/auth.v1.AuthService/UnblockUser" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UnblockUserRequest): Buffer => Buffer.from(UnblockUserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UnblockUserRequest => UnblockUserRequest.decode(value),
+    responseSerialize: (value: UnblockUserResponse): Buffer => Buffer.from(UnblockUserResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UnblockUserResponse => UnblockUserResponse.decode(value),
+  },
+  /** Lists users by id, optionally filtered by a search over username, name and e-mail. Admin only. */
+  listUsers: {
+    path: "/auth.v1.AuthService/ListUsers" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListUsersRequest): Buffer => Buffer.from(ListUsersRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListUsersRequest => ListUsersRequest.decode(value),
+    responseSerialize: (value: ListUsersResponse): Buffer => Buffer.from(ListUsersResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListUsersResponse => ListUsersResponse.decode(value),
   },
   /** Returns one user. Errors: NOT_FOUND (USER_NOT_FOUND). */
   getUser: {
@@ -6280,8 +8646,8 @@ export const AuthServiceService = {
     responseDeserialize: (value: Buffer): ListEmailsResponse => ListEmailsResponse.decode(value),
   },
   /**
-   * Creates a personal access token. Admin only. The plain token is returned once and stored
-   * only as a SHA-256 hash. Scopes: `api`, `read_api`.
+   * Creates a personal access token for oneself, or for anyone as an admin. The plain token is
+   * returned once and stored only as a SHA-256 hash. Scopes: `api`, `read_api`.
    */
   createPersonalAccessToken: {
     path: "/auth.v1.AuthService/CreatePersonalAccessToken" as const,
@@ -6295,6 +8661,20 @@ export const AuthServiceService = {
       Buffer.from(CreatePersonalAccessTokenResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CreatePersonalAccessTokenResponse =>
       CreatePersonalAccessTokenResponse.decode(value),
+  },
+  /** Lists a user's tokens, newest first, never with the plain token. The user themselves or an admin. */
+  listPersonalAccessTokens: {
+    path: "/auth.v1.AuthService/ListPersonalAccessTokens" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListPersonalAccessTokensRequest): Buffer =>
+      Buffer.from(ListPersonalAccessTokensRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListPersonalAccessTokensRequest =>
+      ListPersonalAccessTokensRequest.decode(value),
+    responseSerialize: (value: ListPersonalAccessTokensResponse): Buffer =>
+      Buffer.from(ListPersonalAccessTokensResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListPersonalAccessTokensResponse =>
+      ListPersonalAccessTokensResponse.decode(value),
   },
   /** Revokes a token. Its owner or an admin. Idempotent. */
   revokePersonalAccessToken: {
@@ -6369,6 +8749,31 @@ export const AuthServiceService = {
       Buffer.from(ListUserGroupsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListUserGroupsResponse => ListUserGroupsResponse.decode(value),
   },
+  /** Lists the groups the caller can see (admins: all, unless `membership`), by full path. */
+  listGroups: {
+    path: "/auth.v1.AuthService/ListGroups" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListGroupsRequest): Buffer => Buffer.from(ListGroupsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListGroupsRequest => ListGroupsRequest.decode(value),
+    responseSerialize: (value: ListGroupsResponse): Buffer => Buffer.from(ListGroupsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListGroupsResponse => ListGroupsResponse.decode(value),
+  },
+  /**
+   * Lists every member of a group with its effective level, direct or inherited from ancestors.
+   * Invisible groups are NOT_FOUND (GROUP_NOT_FOUND).
+   */
+  listGroupMembers: {
+    path: "/auth.v1.AuthService/ListGroupMembers" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListGroupMembersRequest): Buffer =>
+      Buffer.from(ListGroupMembersRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListGroupMembersRequest => ListGroupMembersRequest.decode(value),
+    responseSerialize: (value: ListGroupMembersResponse): Buffer =>
+      Buffer.from(ListGroupMembersResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListGroupMembersResponse => ListGroupMembersResponse.decode(value),
+  },
   /**
    * Creates a project in a namespace the caller may create in (its own personal namespace, or a
    * group where it is Maintainer+). The creator becomes Maintainer (Owner in a personal namespace).
@@ -6422,6 +8827,20 @@ export const AuthServiceService = {
     responseSerialize: (value: ListProjectMembersResponse): Buffer =>
       Buffer.from(ListProjectMembersResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListProjectMembersResponse => ListProjectMembersResponse.decode(value),
+  },
+  /**
+   * Lists the projects the caller can see (admins: all, unless `membership`), newest first,
+   * each with the caller's effective access level.
+   */
+  listProjects: {
+    path: "/auth.v1.AuthService/ListProjects" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListProjectsRequest): Buffer => Buffer.from(ListProjectsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListProjectsRequest => ListProjectsRequest.decode(value),
+    responseSerialize: (value: ListProjectsResponse): Buffer =>
+      Buffer.from(ListProjectsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListProjectsResponse => ListProjectsResponse.decode(value),
   },
   /**
    * Issues the credentials (endpoint identifier and 32-hex-character key) of a new alert
@@ -6521,9 +8940,10 @@ export const AuthServiceService = {
     responseDeserialize: (value: Buffer): WatchIntegrationKeysResponse => WatchIntegrationKeysResponse.decode(value),
   },
   /**
-   * Streams an event whenever an answer of AuthenticateToken, GetProject, GetGroup, ListUserGroups
-   * or ListEmails may have changed (a token revoked, a membership added or changed, a group or
-   * project created, an e-mail added, a plan changed), so that gateways and services can drop
+   * Streams an event whenever an answer of AuthenticateToken, AuthenticateSession, GetProject,
+   * GetGroup, ListUserGroups or ListEmails may have changed (a token revoked, a session ended, a
+   * user blocked, a membership added or changed, a group or project created, an e-mail added, a
+   * plan changed), so that gateways and services can drop
    * cached answers at once. The first message, sent as soon as the subscription is in place, has
    * `all` set.
    */
@@ -6547,10 +8967,46 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
    */
   authenticateToken: handleUnaryCall<AuthenticateTokenRequest, AuthenticateTokenResponse>;
   /**
+   * Resolves a console session (the plain cookie value) to its principal and CSRF token, and
+   * slides its idle expiry (written at most once an hour). Errors: UNAUTHENTICATED
+   * (SESSION_INVALID: unknown, ended or idle for 7 days), PERMISSION_DENIED (USER_BLOCKED).
+   */
+  authenticateSession: handleUnaryCall<AuthenticateSessionRequest, AuthenticateSessionResponse>;
+  /**
+   * Signs in with a username or e-mail and a password; the plain session token is returned once
+   * and stored only as a SHA-256 hash. Ten failures for one login within 10 minutes lock it for
+   * 10 minutes. Errors: UNAUTHENTICATED (LOGIN_INVALID, "Invalid login or password.", also while
+   * locked), PERMISSION_DENIED (USER_BLOCKED).
+   */
+  createSession: handleUnaryCall<CreateSessionRequest, CreateSessionResponse>;
+  /** Ends a session (sign-out). Idempotent; an unknown token is not an error. */
+  deleteSession: handleUnaryCall<DeleteSessionRequest, DeleteSessionResponse>;
+  /**
    * Creates a user with a confirmed primary e-mail and a personal namespace named after the
-   * username. Admin only. Errors: ALREADY_EXISTS (USERNAME_TAKEN, EMAIL_TAKEN), INVALID_ARGUMENT.
+   * username. Admin only. Errors: ALREADY_EXISTS (USERNAME_TAKEN, EMAIL_TAKEN), INVALID_ARGUMENT
+   * (PASSWORD_TOO_SHORT, RESERVED_PATH, ...).
    */
   createUser: handleUnaryCall<CreateUserRequest, CreateUserResponse>;
+  /**
+   * Changes a user's password, name or admin flag. Admin only. A new password ends every
+   * session of the user.
+   */
+  updateUser: handleUnaryCall<UpdateUserRequest, UpdateUserResponse>;
+  /**
+   * Changes the caller's own password after checking the current one (a wrong one counts as a
+   * failed sign-in), and ends every session of the caller. Errors: INVALID_ARGUMENT
+   * (CURRENT_PASSWORD_INVALID, PASSWORD_TOO_SHORT).
+   */
+  changePassword: handleUnaryCall<ChangePasswordRequest, ChangePasswordResponse>;
+  /**
+   * Blocks a user: its tokens and sessions get PERMISSION_DENIED (USER_BLOCKED) and it cannot
+   * sign in. Admin only; the root admin cannot block itself. Idempotent.
+   */
+  blockUser: handleUnaryCall<BlockUserRequest, BlockUserResponse>;
+  /** Unblocks a user. Admin only. Idempotent. */
+  unblockUser: handleUnaryCall<UnblockUserRequest, UnblockUserResponse>;
+  /** Lists users by id, optionally filtered by a search over username, name and e-mail. Admin only. */
+  listUsers: handleUnaryCall<ListUsersRequest, ListUsersResponse>;
   /** Returns one user. Errors: NOT_FOUND (USER_NOT_FOUND). */
   getUser: handleUnaryCall<GetUserRequest, GetUserResponse>;
   /** Returns the users that exist among `ids`, in no particular order; unknown ids are skipped. */
@@ -6563,10 +9019,12 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
   /** Lists every e-mail of a user, primary first. */
   listEmails: handleUnaryCall<ListEmailsRequest, ListEmailsResponse>;
   /**
-   * Creates a personal access token. Admin only. The plain token is returned once and stored
-   * only as a SHA-256 hash. Scopes: `api`, `read_api`.
+   * Creates a personal access token for oneself, or for anyone as an admin. The plain token is
+   * returned once and stored only as a SHA-256 hash. Scopes: `api`, `read_api`.
    */
   createPersonalAccessToken: handleUnaryCall<CreatePersonalAccessTokenRequest, CreatePersonalAccessTokenResponse>;
+  /** Lists a user's tokens, newest first, never with the plain token. The user themselves or an admin. */
+  listPersonalAccessTokens: handleUnaryCall<ListPersonalAccessTokensRequest, ListPersonalAccessTokensResponse>;
   /** Revokes a token. Its owner or an admin. Idempotent. */
   revokePersonalAccessToken: handleUnaryCall<RevokePersonalAccessTokenRequest, RevokePersonalAccessTokenResponse>;
   /**
@@ -6582,6 +9040,13 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
   addGroupMember: handleUnaryCall<AddGroupMemberRequest, AddGroupMemberResponse>;
   /** Lists the groups a user is a direct or inherited member of, with their effective plans. */
   listUserGroups: handleUnaryCall<ListUserGroupsRequest, ListUserGroupsResponse>;
+  /** Lists the groups the caller can see (admins: all, unless `membership`), by full path. */
+  listGroups: handleUnaryCall<ListGroupsRequest, ListGroupsResponse>;
+  /**
+   * Lists every member of a group with its effective level, direct or inherited from ancestors.
+   * Invisible groups are NOT_FOUND (GROUP_NOT_FOUND).
+   */
+  listGroupMembers: handleUnaryCall<ListGroupMembersRequest, ListGroupMembersResponse>;
   /**
    * Creates a project in a namespace the caller may create in (its own personal namespace, or a
    * group where it is Maintainer+). The creator becomes Maintainer (Owner in a personal namespace).
@@ -6599,6 +9064,11 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
    * inherited from any ancestor group.
    */
   listProjectMembers: handleUnaryCall<ListProjectMembersRequest, ListProjectMembersResponse>;
+  /**
+   * Lists the projects the caller can see (admins: all, unless `membership`), newest first,
+   * each with the caller's effective access level.
+   */
+  listProjects: handleUnaryCall<ListProjectsRequest, ListProjectsResponse>;
   /**
    * Issues the credentials (endpoint identifier and 32-hex-character key) of a new alert
    * integration. Internal callers only (alert-service).
@@ -6624,9 +9094,10 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
    */
   watchIntegrationKeys: handleServerStreamingCall<WatchIntegrationKeysRequest, WatchIntegrationKeysResponse>;
   /**
-   * Streams an event whenever an answer of AuthenticateToken, GetProject, GetGroup, ListUserGroups
-   * or ListEmails may have changed (a token revoked, a membership added or changed, a group or
-   * project created, an e-mail added, a plan changed), so that gateways and services can drop
+   * Streams an event whenever an answer of AuthenticateToken, AuthenticateSession, GetProject,
+   * GetGroup, ListUserGroups or ListEmails may have changed (a token revoked, a session ended, a
+   * user blocked, a membership added or changed, a group or project created, an e-mail added, a
+   * plan changed), so that gateways and services can drop
    * cached answers at once. The first message, sent as soon as the subscription is in place, has
    * `all` set.
    */
@@ -6654,8 +9125,66 @@ export interface AuthServiceClient extends Client {
     callback: (error: ServiceError | null, response: AuthenticateTokenResponse) => void,
   ): ClientUnaryCall;
   /**
+   * Resolves a console session (the plain cookie value) to its principal and CSRF token, and
+   * slides its idle expiry (written at most once an hour). Errors: UNAUTHENTICATED
+   * (SESSION_INVALID: unknown, ended or idle for 7 days), PERMISSION_DENIED (USER_BLOCKED).
+   */
+  authenticateSession(
+    request: AuthenticateSessionRequest,
+    callback: (error: ServiceError | null, response: AuthenticateSessionResponse) => void,
+  ): ClientUnaryCall;
+  authenticateSession(
+    request: AuthenticateSessionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AuthenticateSessionResponse) => void,
+  ): ClientUnaryCall;
+  authenticateSession(
+    request: AuthenticateSessionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AuthenticateSessionResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Signs in with a username or e-mail and a password; the plain session token is returned once
+   * and stored only as a SHA-256 hash. Ten failures for one login within 10 minutes lock it for
+   * 10 minutes. Errors: UNAUTHENTICATED (LOGIN_INVALID, "Invalid login or password.", also while
+   * locked), PERMISSION_DENIED (USER_BLOCKED).
+   */
+  createSession(
+    request: CreateSessionRequest,
+    callback: (error: ServiceError | null, response: CreateSessionResponse) => void,
+  ): ClientUnaryCall;
+  createSession(
+    request: CreateSessionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateSessionResponse) => void,
+  ): ClientUnaryCall;
+  createSession(
+    request: CreateSessionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateSessionResponse) => void,
+  ): ClientUnaryCall;
+  /** Ends a session (sign-out). Idempotent; an unknown token is not an error. */
+  deleteSession(
+    request: DeleteSessionRequest,
+    callback: (error: ServiceError | null, response: DeleteSessionResponse) => void,
+  ): ClientUnaryCall;
+  deleteSession(
+    request: DeleteSessionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteSessionResponse) => void,
+  ): ClientUnaryCall;
+  deleteSession(
+    request: DeleteSessionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteSessionResponse) => void,
+  ): ClientUnaryCall;
+  /**
    * Creates a user with a confirmed primary e-mail and a personal namespace named after the
-   * username. Admin only. Errors: ALREADY_EXISTS (USERNAME_TAKEN, EMAIL_TAKEN), INVALID_ARGUMENT.
+   * username. Admin only. Errors: ALREADY_EXISTS (USERNAME_TAKEN, EMAIL_TAKEN), INVALID_ARGUMENT
+   * (PASSWORD_TOO_SHORT, RESERVED_PATH, ...).
    */
   createUser(
     request: CreateUserRequest,
@@ -6671,6 +9200,96 @@ export interface AuthServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreateUserResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Changes a user's password, name or admin flag. Admin only. A new password ends every
+   * session of the user.
+   */
+  updateUser(
+    request: UpdateUserRequest,
+    callback: (error: ServiceError | null, response: UpdateUserResponse) => void,
+  ): ClientUnaryCall;
+  updateUser(
+    request: UpdateUserRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateUserResponse) => void,
+  ): ClientUnaryCall;
+  updateUser(
+    request: UpdateUserRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateUserResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Changes the caller's own password after checking the current one (a wrong one counts as a
+   * failed sign-in), and ends every session of the caller. Errors: INVALID_ARGUMENT
+   * (CURRENT_PASSWORD_INVALID, PASSWORD_TOO_SHORT).
+   */
+  changePassword(
+    request: ChangePasswordRequest,
+    callback: (error: ServiceError | null, response: ChangePasswordResponse) => void,
+  ): ClientUnaryCall;
+  changePassword(
+    request: ChangePasswordRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ChangePasswordResponse) => void,
+  ): ClientUnaryCall;
+  changePassword(
+    request: ChangePasswordRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ChangePasswordResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Blocks a user: its tokens and sessions get PERMISSION_DENIED (USER_BLOCKED) and it cannot
+   * sign in. Admin only; the root admin cannot block itself. Idempotent.
+   */
+  blockUser(
+    request: BlockUserRequest,
+    callback: (error: ServiceError | null, response: BlockUserResponse) => void,
+  ): ClientUnaryCall;
+  blockUser(
+    request: BlockUserRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: BlockUserResponse) => void,
+  ): ClientUnaryCall;
+  blockUser(
+    request: BlockUserRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: BlockUserResponse) => void,
+  ): ClientUnaryCall;
+  /** Unblocks a user. Admin only. Idempotent. */
+  unblockUser(
+    request: UnblockUserRequest,
+    callback: (error: ServiceError | null, response: UnblockUserResponse) => void,
+  ): ClientUnaryCall;
+  unblockUser(
+    request: UnblockUserRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UnblockUserResponse) => void,
+  ): ClientUnaryCall;
+  unblockUser(
+    request: UnblockUserRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UnblockUserResponse) => void,
+  ): ClientUnaryCall;
+  /** Lists users by id, optionally filtered by a search over username, name and e-mail. Admin only. */
+  listUsers(
+    request: ListUsersRequest,
+    callback: (error: ServiceError | null, response: ListUsersResponse) => void,
+  ): ClientUnaryCall;
+  listUsers(
+    request: ListUsersRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListUsersResponse) => void,
+  ): ClientUnaryCall;
+  listUsers(
+    request: ListUsersRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListUsersResponse) => void,
   ): ClientUnaryCall;
   /** Returns one user. Errors: NOT_FOUND (USER_NOT_FOUND). */
   getUser(
@@ -6740,8 +9359,8 @@ export interface AuthServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListEmailsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Creates a personal access token. Admin only. The plain token is returned once and stored
-   * only as a SHA-256 hash. Scopes: `api`, `read_api`.
+   * Creates a personal access token for oneself, or for anyone as an admin. The plain token is
+   * returned once and stored only as a SHA-256 hash. Scopes: `api`, `read_api`.
    */
   createPersonalAccessToken(
     request: CreatePersonalAccessTokenRequest,
@@ -6757,6 +9376,22 @@ export interface AuthServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreatePersonalAccessTokenResponse) => void,
+  ): ClientUnaryCall;
+  /** Lists a user's tokens, newest first, never with the plain token. The user themselves or an admin. */
+  listPersonalAccessTokens(
+    request: ListPersonalAccessTokensRequest,
+    callback: (error: ServiceError | null, response: ListPersonalAccessTokensResponse) => void,
+  ): ClientUnaryCall;
+  listPersonalAccessTokens(
+    request: ListPersonalAccessTokensRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListPersonalAccessTokensResponse) => void,
+  ): ClientUnaryCall;
+  listPersonalAccessTokens(
+    request: ListPersonalAccessTokensRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListPersonalAccessTokensResponse) => void,
   ): ClientUnaryCall;
   /** Revokes a token. Its owner or an admin. Idempotent. */
   revokePersonalAccessToken(
@@ -6857,6 +9492,41 @@ export interface AuthServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListUserGroupsResponse) => void,
   ): ClientUnaryCall;
+  /** Lists the groups the caller can see (admins: all, unless `membership`), by full path. */
+  listGroups(
+    request: ListGroupsRequest,
+    callback: (error: ServiceError | null, response: ListGroupsResponse) => void,
+  ): ClientUnaryCall;
+  listGroups(
+    request: ListGroupsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListGroupsResponse) => void,
+  ): ClientUnaryCall;
+  listGroups(
+    request: ListGroupsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListGroupsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Lists every member of a group with its effective level, direct or inherited from ancestors.
+   * Invisible groups are NOT_FOUND (GROUP_NOT_FOUND).
+   */
+  listGroupMembers(
+    request: ListGroupMembersRequest,
+    callback: (error: ServiceError | null, response: ListGroupMembersResponse) => void,
+  ): ClientUnaryCall;
+  listGroupMembers(
+    request: ListGroupMembersRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListGroupMembersResponse) => void,
+  ): ClientUnaryCall;
+  listGroupMembers(
+    request: ListGroupMembersRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListGroupMembersResponse) => void,
+  ): ClientUnaryCall;
   /**
    * Creates a project in a namespace the caller may create in (its own personal namespace, or a
    * group where it is Maintainer+). The creator becomes Maintainer (Owner in a personal namespace).
@@ -6929,6 +9599,25 @@ export interface AuthServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListProjectMembersResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Lists the projects the caller can see (admins: all, unless `membership`), newest first,
+   * each with the caller's effective access level.
+   */
+  listProjects(
+    request: ListProjectsRequest,
+    callback: (error: ServiceError | null, response: ListProjectsResponse) => void,
+  ): ClientUnaryCall;
+  listProjects(
+    request: ListProjectsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListProjectsResponse) => void,
+  ): ClientUnaryCall;
+  listProjects(
+    request: ListProjectsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListProjectsResponse) => void,
   ): ClientUnaryCall;
   /**
    * Issues the credentials (endpoint identifier and 32-hex-character key) of a new alert
@@ -7047,9 +9736,10 @@ export interface AuthServiceClient extends Client {
     options?: Partial<CallOptions>,
   ): ClientReadableStream<WatchIntegrationKeysResponse>;
   /**
-   * Streams an event whenever an answer of AuthenticateToken, GetProject, GetGroup, ListUserGroups
-   * or ListEmails may have changed (a token revoked, a membership added or changed, a group or
-   * project created, an e-mail added, a plan changed), so that gateways and services can drop
+   * Streams an event whenever an answer of AuthenticateToken, AuthenticateSession, GetProject,
+   * GetGroup, ListUserGroups or ListEmails may have changed (a token revoked, a session ended, a
+   * user blocked, a membership added or changed, a group or project created, an e-mail added, a
+   * plan changed), so that gateways and services can drop
    * cached answers at once. The first message, sent as soon as the subscription is in place, has
    * `all` set.
    */
