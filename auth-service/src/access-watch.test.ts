@@ -96,7 +96,7 @@ describe("WatchAccessChanges over gRPC", () => {
       expect(cond()).toBe(true);
     };
     await until(() => seen.length === 1);
-    expect(seen[0]).toEqual({ revokedTokenIds: [], userIds: [], all: true });
+    expect(seen[0]).toEqual({ revokedTokenIds: [], userIds: [], all: true, endedSessionIds: [] });
 
     const { token } = await client.createPersonalAccessToken(
       { userId: root.userId, name: "x", scopes: ["api"], expiresAt: "2099-01-02" },
@@ -106,7 +106,7 @@ describe("WatchAccessChanges over gRPC", () => {
     expect((await client.authenticateToken({ token: created.token }, sys)).principal?.expiresAt).toBe("2099-01-02");
     await client.revokePersonalAccessToken({ id: created.id }, as(root.userId));
     await until(() => seen.length === 2);
-    expect(seen[1]).toEqual({ revokedTokenIds: [created.id], userIds: [], all: false });
+    expect(seen[1]).toEqual({ revokedTokenIds: [created.id], userIds: [], all: false, endedSessionIds: [] });
     stream.cancel();
   });
 });

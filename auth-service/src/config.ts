@@ -9,6 +9,8 @@ const schema = z
     ...storageEnv,
     /** If set, user `root` (admin) has this `api` token. */
     ADMIN_TOKEN: z.string().min(8, "must be at least 8 characters").optional(),
+    /** If set, user `root` (admin) signs in to the console with this password. */
+    ADMIN_PASSWORD: z.string().min(8, "must be at least 8 characters").optional(),
     /** Encrypts integration keys at rest; generated into DATA_DIR when unset. */
     SECRET_KEY: z.string().min(16, "must be at least 16 characters").optional(),
   })
@@ -19,6 +21,7 @@ const schema = z
     mongoUrl: env.MONGO_URL,
     mongoDb: env.MONGO_DB,
     adminToken: env.ADMIN_TOKEN,
+    adminPassword: env.ADMIN_PASSWORD,
     secretKey: env.SECRET_KEY,
   }));
 

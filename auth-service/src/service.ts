@@ -4,17 +4,21 @@ import { connectableAddress, createGrpcServer, startHealthPolicy } from "@tocsin
 import { authV1, PROTO_FILES } from "@tocsin/proto";
 import { type AuthConfig, mongoDbName, resolveSecretKey } from "./config.js";
 import { AccessEventHub } from "./domain/access-events.js";
-import { ensureAdminToken } from "./domain/bootstrap.js";
+import { ensureAdminPassword, ensureAdminToken } from "./domain/bootstrap.js";
 import { Directory } from "./domain/directory.js";
 import { GroupService } from "./domain/groups.js";
 import { IntegrationKeyService } from "./domain/integration-keys.js";
 import { KeyEventHub } from "./domain/key-events.js";
+import { ListingService } from "./domain/listings.js";
 import { ProjectService } from "./domain/projects.js";
+import { SessionService } from "./domain/sessions.js";
+import { SignInThrottle } from "./domain/sign-in-throttle.js";
 import type { AuthStore } from "./domain/store.js";
 import { TokenService } from "./domain/tokens.js";
 import { UserService } from "./domain/users.js";
 import { identityHandlers } from "./handlers/identity-handlers.js";
 import { projectHandlers } from "./handlers/project-handlers.js";
+import { sessionHandlers } from "./handlers/session-handlers.js";
 import type { UseCases } from "./handlers/use-cases.js";
 import { watchHandlers } from "./handlers/watch-handlers.js";
 import { MongoAuthStore } from "./store/mongo-auth-store.js";
@@ -32,9 +36,13 @@ export function createUseCases(store: AuthStore, secretKey: string, clock: Clock
   const hub = new KeyEventHub();
   const access = new AccessEventHub();
   const directory = new Directory(store);
+  const tokens = new TokenService(store, clock, { events: access });
+  const sessions = new SessionService(store, clock, new SignInThrottle(store, clock), access);
   return {
-    users: new UserService(store, clock, access),
-    tokens: new TokenService(store, clock, { events: access }),
+    users: new UserService(store, clock, access, sessions, tokens),
+    tokens,
+    sessions,
+    listings: new ListingService(store, directory),
     groups: new GroupService(store, directory, hub, clock, access),
     projects: new ProjectService(store, directory, clock, access),
     keys: new IntegrationKeyService(store, directory, new SecretBox(secretKey), hub, clock),
@@ -55,6 +63,7 @@ export async function createAuthService(config: AuthConfig, { logger, clock }: S
   try {
     await store.ping();
     if (config.adminToken) await ensureAdminToken(store, clock, config.adminToken, logger);
+    if (config.adminPassword) await ensureAdminPassword(store, clock, config.adminPassword, logger);
   } catch (err) {
     await store.close();
     throw err;
@@ -63,6 +72,7 @@ export async function createAuthService(config: AuthConfig, { logger, clock }: S
   const server = createGrpcServer({ logger, protoFiles: [PROTO_FILES.auth], serviceNames: [SERVICE_NAME] });
   server.add(authV1.AuthServiceService, {
     ...identityHandlers(useCases),
+    ...sessionHandlers(useCases),
     ...projectHandlers(useCases),
     ...watchHandlers(useCases),
   });

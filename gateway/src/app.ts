@@ -1,4 +1,5 @@
 import express, { type Express, Router } from "express";
+import { consoleRoutes, noSniff } from "./console/serve.js";
 import type { GatewayDeps } from "./deps.js";
 import { onlyKnownRoutes } from "./http/known-routes.js";
 import { accessLog } from "./middleware/access-log.js";
@@ -6,38 +7,45 @@ import { authenticate } from "./middleware/authenticate.js";
 import { bodyParsers } from "./middleware/body-parsers.js";
 import { errorHandler, notFoundHandler } from "./middleware/errors.js";
 import { createHttpMetrics } from "./middleware/metrics.js";
+import { createPrincipalCache, type PrincipalCache } from "./middleware/principal-cache.js";
 import { requestId } from "./middleware/request-id.js";
 import { captureRoute } from "./middleware/route-label.js";
 import { alertManagementRoutes } from "./routes/alert-management.js";
 import { healthRoutes } from "./routes/health.js";
 import { identityRoutes } from "./routes/identity.js";
 import { notificationSettingsRoutes } from "./routes/notification-settings.js";
+import { sessionRoutes } from "./session/routes.js";
 import { webhookRouter } from "./webhook/router.js";
 
 /**
- * The gateway's HTTP application (no listen). Order matters: request id → access log → metrics →
- * probes → webhook (reads its own raw body, so before any parser) → REST API → 404 → errors.
+ * The gateway's HTTP application (no listen). Order matters: nosniff → request id → access log →
+ * metrics → probes → webhook (reads its own raw body, so before any parser) → console sessions →
+ * REST API → web console (assets, and index.html for page addresses) → 404 → errors.
  */
 export function createApp(deps: GatewayDeps): Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("query parser", "simple");
   const metrics = createHttpMetrics();
-  app.use(captureRoute(), requestId(), accessLog(deps.logger), metrics.middleware);
+  const principals = createPrincipalCache({ auth: deps.auth, logger: deps.logger });
+  deps.closers.push(() => principals.close());
+  app.use(noSniff(), captureRoute(), requestId(), accessLog(deps.logger), metrics.middleware);
   app.use(healthRoutes(deps, metrics.registry));
   app.use(webhookRouter(deps));
-  app.use("/api/v4", restApi(deps));
+  app.use(sessionRoutes(deps, principals));
+  app.use("/api/v4", restApi(deps, principals));
+  app.use(consoleRoutes(deps.config.consoleDir));
   app.use(notFoundHandler());
   app.use(errorHandler(deps.logger));
   return app;
 }
 
-function restApi(deps: GatewayDeps): Router {
+function restApi(deps: GatewayDeps, principals: PrincipalCache): Router {
   const api = Router();
   const routes = [identityRoutes(deps), notificationSettingsRoutes(deps), alertManagementRoutes(deps)];
   api.use(onlyKnownRoutes(routes));
   api.use(bodyParsers());
-  api.use(authenticate(deps));
+  api.use(authenticate(principals));
   api.use(...routes);
   return api;
 }

@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { ConfigError } from "@tocsin/core";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "./config.js";
@@ -12,7 +13,9 @@ describe("gateway configuration", () => {
       alertServiceAddr: "127.0.0.1:50052",
       settingsServiceAddr: "127.0.0.1:50053",
       redisUrl: undefined,
+      consoleDir: fileURLToPath(new URL("../../web/dist", import.meta.url)),
     });
+    expect(loadConfig({ CONSOLE_DIR: "/srv/console" }).consoleDir).toBe("/srv/console");
   });
 
   it("derives EXTERNAL_URL from PORT and drops a trailing slash", () => {

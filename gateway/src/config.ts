@@ -1,9 +1,15 @@
+import { fileURLToPath } from "node:url";
 import { commonEnv, parseConfig, portSchema, redisEnv, z } from "@tocsin/core";
+
+/** web/dist of this checkout (this file is gateway/src/config.ts or gateway/dist/config.js). */
+const DEFAULT_CONSOLE_DIR = fileURLToPath(new URL("../../web/dist", import.meta.url));
 
 const schema = z
   .object({
     PORT: portSchema.default(8080),
     EXTERNAL_URL: z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" }).optional(),
+    /** Where the built web console is (index.html and assets/). */
+    CONSOLE_DIR: z.string().min(1).optional(),
     ...commonEnv,
     ...redisEnv,
   })
@@ -16,6 +22,7 @@ const schema = z
     alertServiceAddr: env.ALERT_SERVICE_ADDR,
     settingsServiceAddr: env.SETTINGS_SERVICE_ADDR,
     redisUrl: env.REDIS_URL,
+    consoleDir: env.CONSOLE_DIR ?? DEFAULT_CONSOLE_DIR,
   }));
 
 export type GatewayConfig = z.output<typeof schema>;

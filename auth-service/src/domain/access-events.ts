@@ -1,8 +1,8 @@
 import { EventHub } from "./event-hub.js";
 
 /**
- * Something AuthenticateToken, GetProject, GetGroup, ListUserGroups or ListEmails answers may
- * have changed (WatchAccessChanges).
+ * Something AuthenticateToken, AuthenticateSession, GetProject, GetGroup, ListUserGroups or
+ * ListEmails answers may have changed (WatchAccessChanges).
  */
 export interface AccessEvent {
   /** Revoked tokens: their principals are stale. */
@@ -11,6 +11,8 @@ export interface AccessEvent {
   userIds: number[];
   /** Every cached answer may be stale. */
   all: boolean;
+  /** Ended console sessions (sign-out, password change); absent when none. */
+  endedSessionIds?: number[];
 }
 
 /** In-process fan-out of access events to every WatchAccessChanges stream. */
@@ -21,6 +23,10 @@ export class AccessEventHub extends EventHub<AccessEvent> {
 
   userChanged(userId: number): void {
     this.publish({ revokedTokenIds: [], userIds: [userId], all: false });
+  }
+
+  sessionsEnded(sessionIds: number[]): void {
+    if (sessionIds.length) this.publish({ revokedTokenIds: [], userIds: [], all: false, endedSessionIds: sessionIds });
   }
 
   everything(): void {

@@ -1,4 +1,5 @@
 import type { Clock, Logger } from "@tocsin/core";
+import { hashPassword, verifyPassword } from "./passwords.js";
 import type { AuthStore } from "./store.js";
 import { hashToken } from "./tokens.js";
 import type { UserRecord } from "./types.js";
@@ -35,6 +36,25 @@ export async function ensureAdminToken(store: AuthStore, clock: Clock, adminToke
     if (old.tokenHash !== hash && !old.revoked) await store.setTokenRevoked(old.id, true);
   }
   return root;
+}
+
+/**
+ * Makes sure the admin `root` exists and signs in with `adminPassword`. Idempotent: a restart
+ * with the same value writes nothing (the stored hash already matches); a new value replaces the
+ * hash and ends root's console sessions.
+ */
+export async function ensureAdminPassword(
+  store: AuthStore,
+  clock: Clock,
+  adminPassword: string,
+  logger: Logger,
+): Promise<UserRecord> {
+  const root = await ensureRoot(store, clock);
+  if (await verifyPassword(adminPassword, root.passwordHash)) return root;
+  const updated = await store.updateUser(root.id, { passwordHash: await hashPassword(adminPassword) });
+  await store.deleteSessionsOfUser(root.id);
+  logger.info({ userId: root.id }, "root password set from ADMIN_PASSWORD");
+  return updated ?? root;
 }
 
 async function ensureRoot(store: AuthStore, clock: Clock): Promise<UserRecord> {

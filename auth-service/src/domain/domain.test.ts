@@ -27,7 +27,7 @@ describe("groups, projects and keys (domain rules)", () => {
       (await u.users.createUser(sys, { username, email: `${username}@x.io`, name: username, admin })).id;
     owner = await mk("owner");
     dev = await mk("dev");
-    admin = await mk("admin", true);
+    admin = await mk("boss", true);
   });
 
   it("derives project paths from names", () => {

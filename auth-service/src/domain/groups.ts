@@ -7,7 +7,7 @@ import { pathTaken } from "./errors.js";
 import type { KeyEventHub } from "./key-events.js";
 import type { AuthStore } from "./store.js";
 import { ACCESS, type NamespaceRecord, type PlanName, type UserRecord } from "./types.js";
-import { validateLevel, validateName, validatePath, valueInvalid } from "./validation.js";
+import { rejectReserved, validateLevel, validateName, validatePath, valueInvalid } from "./validation.js";
 
 export interface CreateGroupInput {
   name: string;
@@ -35,6 +35,7 @@ export class GroupService {
     const actor = await resolveActor(this.store, ctx);
     const name = validateName(input.name);
     const path = validatePath(input.path);
+    if (!input.parentId) rejectReserved("path", path);
     if (input.plan !== null && !isPrivileged(actor)) throw forbidden();
     let parent: NamespaceRecord | null = null;
     if (input.parentId) {

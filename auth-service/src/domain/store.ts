@@ -5,6 +5,7 @@ import type {
   NamespaceRecord,
   PlanName,
   ProjectRecord,
+  SessionRecord,
   SourceType,
   TokenRecord,
   UserRecord,
@@ -16,7 +17,21 @@ export interface NewUser {
   email: string;
   isAdmin: boolean;
   createdAt: Date;
+  /** Default null (no password). */
+  passwordHash?: string | null;
 }
+
+export interface UserPatch {
+  name?: string;
+  isAdmin?: boolean;
+  blocked?: boolean;
+  passwordHash?: string | null;
+}
+
+export type NewSession = Omit<SessionRecord, "id">;
+
+/** Which projects to list: all of them, or those with one of `ids` or in one of `namespaceIds`. */
+export type ProjectScope = "all" | { ids: number[]; namespaceIds: number[] };
 
 export type NewNamespace = Omit<NamespaceRecord, "id">;
 export type NewProject = Omit<ProjectRecord, "id">;
@@ -48,6 +63,26 @@ export interface AuthStore {
   getUser(id: number): Promise<UserRecord | null>;
   getUsers(ids: number[]): Promise<UserRecord[]>;
   findUserByUsername(username: string): Promise<UserRecord | null>;
+  /** The owner of a confirmed e-mail address (case-insensitive). */
+  findUserByConfirmedEmail(email: string): Promise<UserRecord | null>;
+  /** Every user, by id. */
+  listUsers(): Promise<UserRecord[]>;
+  /** Applies the fields given; returns the updated record or null when unknown. */
+  updateUser(id: number, patch: UserPatch): Promise<UserRecord | null>;
+
+  insertSession(input: NewSession): Promise<SessionRecord>;
+  findSessionByHash(tokenHash: string): Promise<SessionRecord | null>;
+  touchSession(id: number, lastSeenAt: Date): Promise<void>;
+  /** Returns whether a session was removed. */
+  deleteSession(id: number): Promise<boolean>;
+  /** Removes every session of the user; returns their ids. */
+  deleteSessionsOfUser(userId: number): Promise<number[]>;
+
+  /** Records a failed sign-in for `key`, forgetting that key's failures before `forgetBefore`. */
+  addSignInFailure(key: string, at: Date, forgetBefore: Date): Promise<void>;
+  /** Times of the failures of `key` at or after `since`, oldest first. */
+  listSignInFailures(key: string, since: Date): Promise<Date[]>;
+  clearSignInFailures(key: string): Promise<void>;
 
   addEmail(input: NewEmail): Promise<EmailRecord>;
   /** Every e-mail of a user, primary first, then by id. */
@@ -57,6 +92,8 @@ export interface AuthStore {
   getToken(id: number): Promise<TokenRecord | null>;
   findTokenByHash(tokenHash: string): Promise<TokenRecord | null>;
   listTokensByName(userId: number, name: string): Promise<TokenRecord[]>;
+  /** Every token of a user, newest first. */
+  listTokensOfUser(userId: number): Promise<TokenRecord[]>;
   /** Sets `revoked`; returns the updated record or null when unknown. */
   setTokenRevoked(id: number, revoked: boolean): Promise<TokenRecord | null>;
 
@@ -67,10 +104,14 @@ export interface AuthStore {
   /** Groups having any of `groupIds` among their ancestors. */
   listDescendantGroups(groupIds: number[]): Promise<NamespaceRecord[]>;
   setNamespacePlan(id: number, plan: PlanName): Promise<NamespaceRecord | null>;
+  /** Every group, by id. */
+  listGroups(): Promise<NamespaceRecord[]>;
 
   insertProject(input: NewProject): Promise<ProjectRecord>;
   getProject(id: number): Promise<ProjectRecord | null>;
   findProjectByPath(pathWithNamespace: string): Promise<ProjectRecord | null>;
+  /** The projects of `scope`, by id. */
+  listProjects(scope: ProjectScope): Promise<ProjectRecord[]>;
 
   /** Inserts or updates the direct membership of (source, user). */
   upsertMembership(input: MembershipRecord): Promise<void>;

@@ -74,7 +74,7 @@ describe("personal access tokens", () => {
     expect((await fail(tokens.authenticate(""))).message).toBe("401 Unauthorized");
   });
 
-  it("lets only admins create tokens, and owners or admins revoke them", async () => {
+  it("lets users create their own tokens, admins anyone's, and owners or admins revoke them", async () => {
     const other = await store.createUser({
       username: "o",
       email: "o@example.com",
@@ -83,9 +83,13 @@ describe("personal access tokens", () => {
       createdAt: clock.now(),
     });
     const asOther = { requestId: "t", principal: { userId: other.id } };
-    expect((await fail(tokens.createToken(asOther, { userId: other.id, name: "x", scopes: ["api"], expiresAt: "" }))).code).toBe(
+    expect((await fail(tokens.createToken(asOther, { userId: user.id, name: "x", scopes: ["api"], expiresAt: "" }))).code).toBe(
       "PERMISSION_DENIED",
     );
+    const own = await tokens.createToken(asOther, { userId: other.id, name: "mine", scopes: ["read_api"], expiresAt: "" });
+    expect(own.record).toMatchObject({ userId: other.id, name: "mine" });
+    expect((await tokens.listTokens(asOther, other.id)).map((t) => t.name)).toEqual(["mine"]);
+    expect((await fail(tokens.listTokens(asOther, user.id))).code).toBe("PERMISSION_DENIED");
     const { record } = await tokens.createToken(sys, { userId: user.id, name: "ci", scopes: ["api"], expiresAt: "" });
     expect((await fail(tokens.revokeToken(asOther, record.id))).code).toBe("NOT_FOUND");
     await tokens.revokeToken(sys, record.id);

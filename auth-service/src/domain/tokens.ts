@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { type CallContext, type Clock, notFound, sha256Hex, unauthenticated } from "@tocsin/core";
 import type { AccessEventHub } from "./access-events.js";
-import { isPrivileged, requireAdmin, resolveActor } from "./actor.js";
+import { isPrivileged, requireSelfOrAdmin, resolveActor } from "./actor.js";
+import { userBlocked } from "./sessions.js";
 import type { AuthStore } from "./store.js";
 import type { Scope, TokenRecord } from "./types.js";
 import { isExpired, requireText, validateExpiresAt, validateScopes } from "./validation.js";
@@ -67,12 +68,12 @@ export class TokenService {
     this.events = options.events;
   }
 
-  /** Admin only, for any user. */
+  /** For oneself, or for any user as an admin. */
   async createToken(
     ctx: CallContext,
     input: { userId: number; name: string; scopes: string[]; expiresAt: string },
   ): Promise<CreatedToken> {
-    requireAdmin(await resolveActor(this.store, ctx));
+    requireSelfOrAdmin(await resolveActor(this.store, ctx), input.userId);
     const name = requireText(input.name, "name");
     const scopes = validateScopes(input.scopes);
     const expiresAt = validateExpiresAt(input.expiresAt);
@@ -88,6 +89,13 @@ export class TokenService {
       createdAt: this.clock.now(),
     });
     return { record, token };
+  }
+
+  /** A user's tokens, newest first: the user themselves or an admin. */
+  async listTokens(ctx: CallContext, userId: number): Promise<TokenRecord[]> {
+    requireSelfOrAdmin(await resolveActor(this.store, ctx), userId);
+    if (!(await this.store.getUser(userId))) throw notFound("User");
+    return this.store.listTokensOfUser(userId);
   }
 
   /** Owner or admin; idempotent. Anyone else learns nothing: `404 Not Found`. */
@@ -115,6 +123,7 @@ export class TokenService {
     if (record.revoked) throw unauthenticated("TOKEN_REVOKED", TOKEN_REVOKED_MESSAGE);
     const user = await this.store.getUser(record.userId);
     if (!user) throw unauthenticated("TOKEN_INVALID");
+    if (user.blocked) throw userBlocked();
 
     const principal: TokenPrincipal = {
       userId: user.id,

@@ -20,6 +20,10 @@ export interface UserRecord {
   createdAt: Date;
   /** Id of the personal namespace (path = username). */
   namespaceId: number;
+  /** A blocked user's tokens and sessions are refused and it cannot sign in. */
+  blocked: boolean;
+  /** `scrypt$…` (see passwords.ts); null = no password, no console sign-in. */
+  passwordHash: string | null;
 }
 
 export interface EmailRecord {
@@ -95,4 +99,15 @@ export interface IntegrationKeyRecord {
   tokenSha256: string;
   active: boolean;
   createdAt: Date;
+}
+
+/** A console session. The plain token lives only in the browser's cookie. */
+export interface SessionRecord {
+  id: number;
+  userId: number;
+  /** SHA-256 of the plain session token, lowercase hex. */
+  tokenHash: string;
+  createdAt: Date;
+  /** Last use, written at most once per SESSION_TOUCH_INTERVAL; the idle expiry counts from it. */
+  lastSeenAt: Date;
 }

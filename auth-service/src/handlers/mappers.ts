@@ -1,7 +1,9 @@
+import { type Page, toPage as toCorePage } from "@tocsin/core";
 import { authV1 } from "@tocsin/proto";
 import type { GroupView, ProjectView } from "../domain/directory.js";
 import type { EndpointKindName, EndpointResolution, KeyView } from "../domain/integration-keys.js";
 import type { MemberView } from "../domain/projects.js";
+import type { ActiveSession } from "../domain/sessions.js";
 import type { TokenPrincipal } from "../domain/tokens.js";
 import type { EmailRecord, IntegrationKind, PlanName, TokenRecord, UserRecord } from "../domain/types.js";
 import { isExpired } from "../domain/validation.js";
@@ -51,6 +53,8 @@ const STATE_TO_PROTO = {
 
 export const levelToProto = (level: number): authV1.AccessLevel => level as authV1.AccessLevel;
 
+export const toPage = (p: authV1.PageRequest | undefined): Page => toCorePage(p?.page, p?.perPage);
+
 export const toUser = (u: UserRecord): authV1.User => ({
   id: u.id,
   username: u.username,
@@ -59,6 +63,8 @@ export const toUser = (u: UserRecord): authV1.User => ({
   isAdmin: u.isAdmin,
   createdAt: u.createdAt,
   namespaceId: u.namespaceId,
+  blocked: u.blocked,
+  hasPassword: u.passwordHash !== null,
 });
 
 export const toEmail = (e: EmailRecord): authV1.Email => ({
@@ -72,6 +78,18 @@ export const toPrincipal = (p: TokenPrincipal): authV1.Principal => ({
   ...p,
   scopes: [...p.scopes],
   expiresAt: p.expiresAt ?? "",
+  sessionId: 0,
+});
+
+/** A session acts with every right of its user (scope `api`). */
+export const toSessionPrincipal = (s: ActiveSession): authV1.Principal => ({
+  userId: s.user.id,
+  username: s.user.username,
+  isAdmin: s.user.isAdmin,
+  scopes: ["api"],
+  tokenId: 0,
+  expiresAt: "",
+  sessionId: s.session.id,
 });
 
 export const toToken = (t: TokenRecord, now: Date, plain = ""): authV1.PersonalAccessToken => ({

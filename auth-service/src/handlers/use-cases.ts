@@ -3,7 +3,9 @@ import type { AccessEventHub } from "../domain/access-events.js";
 import type { GroupService } from "../domain/groups.js";
 import type { IntegrationKeyService } from "../domain/integration-keys.js";
 import type { KeyEventHub } from "../domain/key-events.js";
+import type { ListingService } from "../domain/listings.js";
 import type { ProjectService } from "../domain/projects.js";
+import type { SessionService } from "../domain/sessions.js";
 import type { TokenService } from "../domain/tokens.js";
 import type { UserService } from "../domain/users.js";
 
@@ -14,6 +16,8 @@ export interface UseCases {
   groups: GroupService;
   projects: ProjectService;
   keys: IntegrationKeyService;
+  sessions: SessionService;
+  listings: ListingService;
   hub: KeyEventHub;
   /** WatchAccessChanges. */
   access: AccessEventHub;

@@ -39,8 +39,13 @@ export function watchHandlers(u: UseCases): Pick<ServiceHandlers<Def>, "watchInt
     watchAccessChanges: (_req, ctx, stream) =>
       pipeHub(
         u.access,
-        (event) => ({ revokedTokenIds: [...event.revokedTokenIds], userIds: [...event.userIds], all: event.all }),
-        { revokedTokenIds: [], userIds: [], all: true },
+        (event) => ({
+          revokedTokenIds: [...event.revokedTokenIds],
+          userIds: [...event.userIds],
+          all: event.all,
+          endedSessionIds: [...(event.endedSessionIds ?? [])],
+        }),
+        { revokedTokenIds: [], userIds: [], all: true, endedSessionIds: [] },
         ctx,
         stream,
       ),

@@ -194,6 +194,101 @@ export function describeAuthStoreContract(name: string, makeStore: () => Promise
       expect(await store.getIntegrationKey(2)).toBeNull();
     });
 
+    it("keeps passwords and blocking, and finds users by confirmed e-mail", async () => {
+      const a = await user("alice");
+      expect(a).toMatchObject({ blocked: false, passwordHash: null });
+      const withPassword = await store.createUser({
+        username: "bob",
+        email: "bob@example.com",
+        name: "Bob",
+        isAdmin: false,
+        createdAt: at,
+        passwordHash: "scrypt$hash",
+      });
+      expect(withPassword.passwordHash).toBe("scrypt$hash");
+      expect(await store.updateUser(a.id, { passwordHash: "p1", blocked: true, name: "Al", isAdmin: true })).toMatchObject({
+        id: a.id,
+        name: "Al",
+        isAdmin: true,
+        blocked: true,
+        passwordHash: "p1",
+      });
+      expect(await store.updateUser(a.id, {})).toMatchObject({ blocked: true });
+      expect(await store.updateUser(a.id + 1000, { blocked: true })).toBeNull();
+      expect((await store.findUserByConfirmedEmail("BOB@example.com"))?.id).toBe(withPassword.id);
+      await store.addEmail({ userId: a.id, email: "al@other.io", confirmedAt: null, primary: false });
+      expect(await store.findUserByConfirmedEmail("al@other.io")).toBeNull();
+      expect((await store.listUsers()).map((u) => u.username)).toEqual(["alice", "bob"]);
+    });
+
+    it("stores sessions by token hash and ends them one by one or per user", async () => {
+      const a = await user("alice");
+      const b = await user("bob");
+      const s1 = await store.insertSession({ userId: a.id, tokenHash: "h1", createdAt: at, lastSeenAt: at });
+      const s2 = await store.insertSession({ userId: a.id, tokenHash: "h2", createdAt: at, lastSeenAt: at });
+      const s3 = await store.insertSession({ userId: b.id, tokenHash: "h3", createdAt: at, lastSeenAt: at });
+      expect(await store.findSessionByHash("h1")).toEqual(s1);
+      await store.touchSession(s1.id, later(5000));
+      expect((await store.findSessionByHash("h1"))?.lastSeenAt).toEqual(later(5000));
+      expect(await store.deleteSession(s1.id)).toBe(true);
+      expect(await store.deleteSession(s1.id)).toBe(false);
+      expect(await store.findSessionByHash("h1")).toBeNull();
+      await store.insertSession({ userId: a.id, tokenHash: "h4", createdAt: at, lastSeenAt: at });
+      const ended = await store.deleteSessionsOfUser(a.id);
+      expect(ended).toHaveLength(2);
+      expect(ended).toContain(s2.id);
+      expect(await store.findSessionByHash("h2")).toBeNull();
+      expect(await store.findSessionByHash("h3")).toEqual(s3);
+    });
+
+    it("counts failed sign-ins per key in a time window", async () => {
+      await store.addSignInFailure("user:1", at, later(-3600_000));
+      await store.addSignInFailure("user:1", later(1000), later(-3600_000));
+      await store.addSignInFailure("user:2", later(2000), later(-3600_000));
+      expect(await store.listSignInFailures("user:1", at)).toEqual([at, later(1000)]);
+      expect(await store.listSignInFailures("user:1", later(500))).toEqual([later(1000)]);
+      // Adding forgets that key's failures before `forgetBefore`.
+      await store.addSignInFailure("user:1", later(9000), later(500));
+      expect(await store.listSignInFailures("user:1", later(-3600_000))).toEqual([later(1000), later(9000)]);
+      await store.clearSignInFailures("user:1");
+      expect(await store.listSignInFailures("user:1", later(-3600_000))).toEqual([]);
+      expect(await store.listSignInFailures("user:2", at)).toEqual([later(2000)]);
+    });
+
+    it("lists tokens of a user, groups, and projects by scope", async () => {
+      const a = await user("alice");
+      const t1 = await store.insertToken({
+        userId: a.id,
+        name: "one",
+        scopes: ["api"],
+        expiresAt: null,
+        revoked: false,
+        tokenHash: "x1",
+        createdAt: at,
+      });
+      const t2 = await store.insertToken({
+        userId: a.id,
+        name: "two",
+        scopes: ["read_api"],
+        expiresAt: null,
+        revoked: false,
+        tokenHash: "x2",
+        createdAt: at,
+      });
+      expect((await store.listTokensOfUser(a.id)).map((t) => t.id)).toEqual([t2.id, t1.id]);
+      const top = await store.insertNamespace(group("top"));
+      const sub = await store.insertNamespace(group("sub", top));
+      expect((await store.listGroups()).map((g) => g.id)).toEqual([top.id, sub.id]);
+      const project = (namespaceId: number, path: string) =>
+        store.insertProject({ name: path, path, namespaceId, pathWithNamespace: `ns${namespaceId}/${path}`, createdAt: at });
+      const p1 = await project(top.id, "p1");
+      const p2 = await project(sub.id, "p2");
+      const p3 = await project(a.namespaceId, "p3");
+      expect((await store.listProjects("all")).map((p) => p.id)).toEqual([p1.id, p2.id, p3.id]);
+      expect((await store.listProjects({ ids: [p3.id], namespaceIds: [sub.id] })).map((p) => p.id)).toEqual([p2.id, p3.id]);
+      expect(await store.listProjects({ ids: [], namespaceIds: [] })).toEqual([]);
+    });
+
     it("answers ping", async () => {
       await expect(store.ping()).resolves.toBeUndefined();
     });

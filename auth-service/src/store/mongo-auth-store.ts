@@ -1,6 +1,17 @@
 import { isDuplicateKey, MongoSequences } from "@tocsin/store";
 import { type Db, MongoClient } from "mongodb";
-import type { AuthStore, KeyPatch, NewEmail, NewNamespace, NewProject, NewToken, NewUser } from "../domain/store.js";
+import type {
+  AuthStore,
+  KeyPatch,
+  NewEmail,
+  NewNamespace,
+  NewProject,
+  NewSession,
+  NewToken,
+  NewUser,
+  ProjectScope,
+  UserPatch,
+} from "../domain/store.js";
 import type {
   EmailRecord,
   IntegrationKeyRecord,
@@ -8,12 +19,13 @@ import type {
   NamespaceRecord,
   PlanName,
   ProjectRecord,
+  SessionRecord,
   SourceType,
   TokenRecord,
   UserRecord,
 } from "../domain/types.js";
 import { duplicateFor, type UniqueRule } from "./duplicates.js";
-import { createMongoIndexes, type Docs, fromDoc, type KeyDoc, type MemberDoc } from "./mongo-docs.js";
+import { createMongoIndexes, type Docs, fromDoc, type KeyDoc, type MemberDoc, type UserDoc } from "./mongo-docs.js";
 
 /**
  * Runs an insert, turning E11000 into the ALREADY_EXISTS of `rule`. FerretDB's duplicate-key
@@ -56,6 +68,8 @@ export class MongoAuthStore implements AuthStore {
         projects: db.collection("projects"),
         memberships: db.collection("memberships"),
         keys: db.collection("integration_keys"),
+        sessions: db.collection("sessions"),
+        signInFailures: db.collection("sign_in_failures"),
       };
       await createMongoIndexes(c);
       return new MongoAuthStore(client, db, c);
@@ -107,7 +121,7 @@ export class MongoAuthStore implements AuthStore {
         }),
       "username",
     );
-    const user = {
+    const user: UserDoc = {
       _id: id,
       username: name,
       usernameLower: name.toLowerCase(),
@@ -116,6 +130,8 @@ export class MongoAuthStore implements AuthStore {
       isAdmin: input.isAdmin,
       namespaceId: nsId,
       createdAt: input.createdAt,
+      blocked: false,
+      passwordHash: input.passwordHash ?? null,
     };
     try {
       await guard(() => this.c.users.insertOne(user), "username");
@@ -160,6 +176,68 @@ export class MongoAuthStore implements AuthStore {
     return doc ? fromDoc.user(doc) : null;
   }
 
+  async findUserByConfirmedEmail(email: string): Promise<UserRecord | null> {
+    const found = await this.c.emails.findOne({ emailLower: email.toLowerCase() });
+    return found?.confirmedAt ? this.getUser(found.userId) : null;
+  }
+
+  async listUsers(): Promise<UserRecord[]> {
+    return (await this.c.users.find({}).sort({ _id: 1 }).toArray()).map(fromDoc.user);
+  }
+
+  async updateUser(id: number, patch: UserPatch): Promise<UserRecord | null> {
+    const set: Partial<UserDoc> = {};
+    if (patch.name !== undefined) set.name = patch.name;
+    if (patch.isAdmin !== undefined) set.isAdmin = patch.isAdmin;
+    if (patch.blocked !== undefined) set.blocked = patch.blocked;
+    if (patch.passwordHash !== undefined) set.passwordHash = patch.passwordHash;
+    if (Object.keys(set).length === 0) return this.getUser(id);
+    const doc = await this.c.users.findOneAndUpdate({ _id: id }, { $set: set }, { returnDocument: "after" });
+    return doc ? fromDoc.user(doc) : null;
+  }
+
+  async insertSession(input: NewSession): Promise<SessionRecord> {
+    const id = await this.nextId("sessions");
+    await this.c.sessions.insertOne({ _id: id, ...input });
+    return { ...input, id };
+  }
+
+  async findSessionByHash(tokenHash: string): Promise<SessionRecord | null> {
+    const doc = await this.c.sessions.findOne({ tokenHash });
+    return doc ? fromDoc.session(doc) : null;
+  }
+
+  async touchSession(id: number, lastSeenAt: Date): Promise<void> {
+    await this.c.sessions.updateOne({ _id: id }, { $set: { lastSeenAt } });
+  }
+
+  async deleteSession(id: number): Promise<boolean> {
+    return (await this.c.sessions.deleteOne({ _id: id })).deletedCount > 0;
+  }
+
+  async deleteSessionsOfUser(userId: number): Promise<number[]> {
+    const ids = (await this.c.sessions.find({ userId }, { projection: { _id: 1 } }).toArray()).map((d) => d._id);
+    if (ids.length) await this.c.sessions.deleteMany({ _id: { $in: ids } });
+    return ids.sort((a, b) => a - b);
+  }
+
+  async addSignInFailure(key: string, at: Date, forgetBefore: Date): Promise<void> {
+    await this.c.signInFailures.deleteMany({ loginKey: key, at: { $lt: forgetBefore } });
+    await this.c.signInFailures.insertOne({ loginKey: key, at });
+  }
+
+  async listSignInFailures(key: string, since: Date): Promise<Date[]> {
+    const docs = await this.c.signInFailures
+      .find({ loginKey: key, at: { $gte: since } })
+      .sort({ at: 1 })
+      .toArray();
+    return docs.map((d) => d.at);
+  }
+
+  async clearSignInFailures(key: string): Promise<void> {
+    await this.c.signInFailures.deleteMany({ loginKey: key });
+  }
+
   async addEmail(input: NewEmail): Promise<EmailRecord> {
     const id = await this.nextId("emails");
     await guard(() => this.c.emails.insertOne({ _id: id, ...input, emailLower: input.email.toLowerCase() }), "email");
@@ -189,6 +267,10 @@ export class MongoAuthStore implements AuthStore {
 
   async listTokensByName(userId: number, name: string): Promise<TokenRecord[]> {
     return (await this.c.tokens.find({ userId, name }).sort({ _id: 1 }).toArray()).map(fromDoc.token);
+  }
+
+  async listTokensOfUser(userId: number): Promise<TokenRecord[]> {
+    return (await this.c.tokens.find({ userId }).sort({ _id: -1 }).toArray()).map(fromDoc.token);
   }
 
   async setTokenRevoked(id: number, revoked: boolean): Promise<TokenRecord | null> {
@@ -245,6 +327,10 @@ export class MongoAuthStore implements AuthStore {
     return doc ? fromDoc.namespace(doc) : null;
   }
 
+  async listGroups(): Promise<NamespaceRecord[]> {
+    return (await this.c.namespaces.find({ kind: "group" }).sort({ _id: 1 }).toArray()).map(fromDoc.namespace);
+  }
+
   async insertProject(input: NewProject): Promise<ProjectRecord> {
     const id = await this.nextId("projects");
     await guard(() => this.c.projects.insertOne({ _id: id, ...input, pathLower: input.pathWithNamespace.toLowerCase() }), "path");
@@ -259,6 +345,12 @@ export class MongoAuthStore implements AuthStore {
   async findProjectByPath(pathWithNamespace: string): Promise<ProjectRecord | null> {
     const doc = await this.c.projects.findOne({ pathLower: pathWithNamespace.toLowerCase() });
     return doc ? fromDoc.project(doc) : null;
+  }
+
+  async listProjects(scope: ProjectScope): Promise<ProjectRecord[]> {
+    if (scope !== "all" && scope.ids.length + scope.namespaceIds.length === 0) return [];
+    const filter = scope === "all" ? {} : { $or: [{ _id: { $in: scope.ids } }, { namespaceId: { $in: scope.namespaceIds } }] };
+    return (await this.c.projects.find(filter).sort({ _id: 1 }).toArray()).map(fromDoc.project);
   }
 
   async upsertMembership(m: MembershipRecord): Promise<void> {

@@ -5,13 +5,25 @@ import type {
   MembershipRecord,
   NamespaceRecord,
   ProjectRecord,
+  SessionRecord,
   TokenRecord,
   UserRecord,
 } from "../domain/types.js";
 import { MONGO_INDEX } from "./duplicates.js";
 
 /** Document shapes of the MongoDB adapter: records with `_id` and lowercase look-up keys. */
-export type UserDoc = Omit<UserRecord, "id"> & { _id: number; usernameLower: string };
+/** `blocked` and `passwordHash` may be absent in documents written before they existed. */
+export type UserDoc = Omit<UserRecord, "id" | "blocked" | "passwordHash"> & {
+  _id: number;
+  usernameLower: string;
+  blocked?: boolean;
+  passwordHash?: string | null;
+};
+export type SessionDoc = Omit<SessionRecord, "id"> & { _id: number };
+export interface SignInFailureDoc {
+  loginKey: string;
+  at: Date;
+}
 export type EmailDoc = Omit<EmailRecord, "id"> & { _id: number; emailLower: string };
 export type TokenDoc = Omit<TokenRecord, "id"> & { _id: number };
 export type NamespaceDoc = Omit<NamespaceRecord, "id"> & { _id: number; fullPathLower: string };
@@ -27,6 +39,8 @@ export interface Docs {
   projects: Collection<ProjectDoc>;
   memberships: Collection<MemberDoc>;
   keys: Collection<KeyDoc>;
+  sessions: Collection<SessionDoc>;
+  signInFailures: Collection<SignInFailureDoc>;
 }
 
 /** Unique indexes carry the rules; their names are how duplicates are recognised. */
@@ -45,11 +59,20 @@ export async function createMongoIndexes(c: Docs): Promise<void> {
     c.memberships.createIndex({ sourceType: 1, sourceId: 1 }, { name: "by_source" }),
     c.keys.createIndex({ projectId: 1, endpointIdentifier: 1 }, { unique: true, name: MONGO_INDEX.endpoint }),
     c.keys.createIndex({ projectId: 1, createdAt: 1 }, { name: "by_project" }),
+    c.sessions.createIndex({ tokenHash: 1 }, { unique: true, name: "uniq_session_token_hash" }),
+    c.sessions.createIndex({ userId: 1 }, { name: "by_user" }),
+    c.signInFailures.createIndex({ loginKey: 1, at: 1 }, { name: "by_login_at" }),
   ]);
 }
 
 export const fromDoc = {
-  user: ({ _id, usernameLower: _, ...d }: UserDoc): UserRecord => ({ ...d, id: _id }),
+  user: ({ _id, usernameLower: _, ...d }: UserDoc): UserRecord => ({
+    ...d,
+    id: _id,
+    blocked: d.blocked ?? false,
+    passwordHash: d.passwordHash ?? null,
+  }),
+  session: ({ _id, ...d }: SessionDoc): SessionRecord => ({ ...d, id: _id }),
   email: ({ _id, emailLower: _, ...d }: EmailDoc): EmailRecord => ({ ...d, id: _id, confirmedAt: d.confirmedAt ?? null }),
   token: ({ _id, ...d }: TokenDoc): TokenRecord => ({ ...d, id: _id, expiresAt: d.expiresAt ?? null }),
   namespace: ({ _id, fullPathLower: _, ...d }: NamespaceDoc): NamespaceRecord => ({ ...d, id: _id }),

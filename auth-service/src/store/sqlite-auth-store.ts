@@ -1,6 +1,17 @@
 import { openSqlite, prepared } from "@tocsin/store";
 import type Database from "better-sqlite3";
-import type { AuthStore, KeyPatch, NewEmail, NewNamespace, NewProject, NewToken, NewUser } from "../domain/store.js";
+import type {
+  AuthStore,
+  KeyPatch,
+  NewEmail,
+  NewNamespace,
+  NewProject,
+  NewSession,
+  NewToken,
+  NewUser,
+  ProjectScope,
+  UserPatch,
+} from "../domain/store.js";
 import type {
   EmailRecord,
   IntegrationKeyRecord,
@@ -8,13 +19,14 @@ import type {
   NamespaceRecord,
   PlanName,
   ProjectRecord,
+  SessionRecord,
   SourceType,
   TokenRecord,
   UserRecord,
 } from "../domain/types.js";
 import { duplicateFor, sqliteDuplicate, type UniqueRule } from "./duplicates.js";
 import * as row from "./sqlite-rows.js";
-import { SQLITE_SCHEMA } from "./sqlite-schema.js";
+import { SQLITE_ADDED_COLUMNS, SQLITE_SCHEMA } from "./sqlite-schema.js";
 
 /** Runs `fn`, turning a UNIQUE failure into the matching ALREADY_EXISTS (renamed by `rename`). */
 function guard<T>(fn: () => T, rename: Partial<Record<UniqueRule, UniqueRule>> = {}): T {
@@ -36,6 +48,10 @@ export class SqliteAuthStore implements AuthStore {
   constructor(file: string) {
     this.db = openSqlite(file);
     this.db.exec(SQLITE_SCHEMA);
+    for (const [table, column, definition] of SQLITE_ADDED_COLUMNS) {
+      const columns = this.db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[];
+      if (!columns.some((c) => c.name === column)) this.db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
+    }
   }
 
   async ping(): Promise<void> {
@@ -67,7 +83,8 @@ export class SqliteAuthStore implements AuthStore {
         "INSERT INTO namespaces (kind, name, path, full_path, full_path_lower, created_at) VALUES ('user', ?, ?, ?, ?, ?)",
       ).run(input.name, input.username, input.username, input.username.toLowerCase(), created);
       const user = this.stmt(
-        "INSERT INTO users (username, username_lower, name, email, is_admin, namespace_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        `INSERT INTO users (username, username_lower, name, email, is_admin, namespace_id, created_at, password_hash)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       ).run(
         input.username,
         input.username.toLowerCase(),
@@ -76,6 +93,7 @@ export class SqliteAuthStore implements AuthStore {
         input.isAdmin ? 1 : 0,
         ns.lastInsertRowid,
         created,
+        input.passwordHash ?? null,
       );
       this.stmt("UPDATE namespaces SET owner_id = ? WHERE id = ?").run(user.lastInsertRowid, ns.lastInsertRowid);
       this.stmt("INSERT INTO emails (user_id, email, email_lower, confirmed_at, is_primary) VALUES (?, ?, ?, ?, 1)").run(
@@ -101,6 +119,77 @@ export class SqliteAuthStore implements AuthStore {
 
   async findUserByUsername(username: string): Promise<UserRecord | null> {
     return this.one("SELECT * FROM users WHERE username_lower = ?", row.user, username.toLowerCase());
+  }
+
+  async findUserByConfirmedEmail(email: string): Promise<UserRecord | null> {
+    return this.one(
+      "SELECT u.* FROM users u JOIN emails e ON e.user_id = u.id WHERE e.email_lower = ? AND e.confirmed_at IS NOT NULL",
+      row.user,
+      email.toLowerCase(),
+    );
+  }
+
+  async listUsers(): Promise<UserRecord[]> {
+    return this.many("SELECT * FROM users ORDER BY id", row.user);
+  }
+
+  async updateUser(id: number, patch: UserPatch): Promise<UserRecord | null> {
+    const columns: [string, unknown][] = [];
+    if (patch.name !== undefined) columns.push(["name", patch.name]);
+    if (patch.isAdmin !== undefined) columns.push(["is_admin", patch.isAdmin ? 1 : 0]);
+    if (patch.blocked !== undefined) columns.push(["blocked", patch.blocked ? 1 : 0]);
+    if (patch.passwordHash !== undefined) columns.push(["password_hash", patch.passwordHash]);
+    if (columns.length) {
+      const sets = columns.map(([c]) => `${c} = ?`).join(", ");
+      this.stmt(`UPDATE users SET ${sets} WHERE id = ?`).run(...columns.map(([, v]) => v), id);
+    }
+    return this.getUser(id);
+  }
+
+  async insertSession(input: NewSession): Promise<SessionRecord> {
+    const res = this.stmt("INSERT INTO sessions (user_id, token_hash, created_at, last_seen_at) VALUES (?, ?, ?, ?)").run(
+      input.userId,
+      input.tokenHash,
+      input.createdAt.toISOString(),
+      input.lastSeenAt.toISOString(),
+    );
+    return { ...input, id: Number(res.lastInsertRowid) };
+  }
+
+  async findSessionByHash(tokenHash: string): Promise<SessionRecord | null> {
+    return this.one("SELECT * FROM sessions WHERE token_hash = ?", row.session, tokenHash);
+  }
+
+  async touchSession(id: number, lastSeenAt: Date): Promise<void> {
+    this.stmt("UPDATE sessions SET last_seen_at = ? WHERE id = ?").run(lastSeenAt.toISOString(), id);
+  }
+
+  async deleteSession(id: number): Promise<boolean> {
+    return this.stmt("DELETE FROM sessions WHERE id = ?").run(id).changes > 0;
+  }
+
+  async deleteSessionsOfUser(userId: number): Promise<number[]> {
+    return (this.stmt("DELETE FROM sessions WHERE user_id = ? RETURNING id").all(userId) as { id: number }[])
+      .map((r) => Number(r.id))
+      .sort((a, b) => a - b);
+  }
+
+  async addSignInFailure(key: string, at: Date, forgetBefore: Date): Promise<void> {
+    this.stmt("DELETE FROM sign_in_failures WHERE login_key = ? AND at < ?").run(key, forgetBefore.toISOString());
+    this.stmt("INSERT INTO sign_in_failures (login_key, at) VALUES (?, ?)").run(key, at.toISOString());
+  }
+
+  async listSignInFailures(key: string, since: Date): Promise<Date[]> {
+    return this.many(
+      "SELECT at FROM sign_in_failures WHERE login_key = ? AND at >= ? ORDER BY at, id",
+      (r: { at: string }) => new Date(r.at),
+      key,
+      since.toISOString(),
+    );
+  }
+
+  async clearSignInFailures(key: string): Promise<void> {
+    this.stmt("DELETE FROM sign_in_failures WHERE login_key = ?").run(key);
   }
 
   async addEmail(input: NewEmail): Promise<EmailRecord> {
@@ -147,6 +236,10 @@ export class SqliteAuthStore implements AuthStore {
 
   async listTokensByName(userId: number, name: string): Promise<TokenRecord[]> {
     return this.many("SELECT * FROM tokens WHERE user_id = ? AND name = ? ORDER BY id", row.token, userId, name);
+  }
+
+  async listTokensOfUser(userId: number): Promise<TokenRecord[]> {
+    return this.many("SELECT * FROM tokens WHERE user_id = ? ORDER BY id DESC", row.token, userId);
   }
 
   async setTokenRevoked(id: number, revoked: boolean): Promise<TokenRecord | null> {
@@ -203,6 +296,10 @@ export class SqliteAuthStore implements AuthStore {
     return this.getNamespace(id);
   }
 
+  async listGroups(): Promise<NamespaceRecord[]> {
+    return this.many("SELECT * FROM namespaces WHERE kind = 'group' ORDER BY id", row.namespace);
+  }
+
   async insertProject(input: NewProject): Promise<ProjectRecord> {
     const res = guard(() =>
       this.stmt(
@@ -225,6 +322,17 @@ export class SqliteAuthStore implements AuthStore {
 
   async findProjectByPath(pathWithNamespace: string): Promise<ProjectRecord | null> {
     return this.one("SELECT * FROM projects WHERE path_lower = ?", row.project, pathWithNamespace.toLowerCase());
+  }
+
+  async listProjects(scope: ProjectScope): Promise<ProjectRecord[]> {
+    if (scope === "all") return this.many("SELECT * FROM projects ORDER BY id", row.project);
+    if (scope.ids.length + scope.namespaceIds.length === 0) return [];
+    return this.many(
+      `SELECT * FROM projects WHERE id IN (SELECT value FROM json_each(?)) OR namespace_id IN (SELECT value FROM json_each(?)) ORDER BY id`,
+      row.project,
+      JSON.stringify(scope.ids),
+      JSON.stringify(scope.namespaceIds),
+    );
   }
 
   async upsertMembership(m: MembershipRecord): Promise<void> {

@@ -8,6 +8,7 @@ import type {
   PlanName,
   ProjectRecord,
   Scope,
+  SessionRecord,
   SourceType,
   TokenRecord,
   UserRecord,
@@ -28,6 +29,16 @@ export const user = (r: Row): UserRecord => ({
   isAdmin: r.is_admin === 1,
   createdAt: date(r.created_at),
   namespaceId: num(r.namespace_id),
+  blocked: r.blocked === 1,
+  passwordHash: r.password_hash === null || r.password_hash === undefined ? null : str(r.password_hash),
+});
+
+export const session = (r: Row): SessionRecord => ({
+  id: num(r.id),
+  userId: num(r.user_id),
+  tokenHash: str(r.token_hash),
+  createdAt: date(r.created_at),
+  lastSeenAt: date(r.last_seen_at),
 });
 
 export const email = (r: Row): EmailRecord => ({

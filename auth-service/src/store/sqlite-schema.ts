@@ -23,7 +23,9 @@ CREATE TABLE IF NOT EXISTS users (
   email TEXT NOT NULL,
   is_admin INTEGER NOT NULL DEFAULT 0,
   namespace_id INTEGER NOT NULL,
-  created_at TEXT NOT NULL
+  created_at TEXT NOT NULL,
+  blocked INTEGER NOT NULL DEFAULT 0,
+  password_hash TEXT
 );
 
 CREATE TABLE IF NOT EXISTS emails (
@@ -79,4 +81,26 @@ CREATE TABLE IF NOT EXISTS integration_keys (
   created_at TEXT NOT NULL,
   UNIQUE (project_id, endpoint_identifier)
 );
+
+CREATE TABLE IF NOT EXISTS sessions (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  user_id INTEGER NOT NULL,
+  token_hash TEXT NOT NULL UNIQUE,
+  created_at TEXT NOT NULL,
+  last_seen_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_user ON sessions(user_id);
+
+CREATE TABLE IF NOT EXISTS sign_in_failures (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  login_key TEXT NOT NULL,
+  at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sign_in_failures_key ON sign_in_failures(login_key, at);
 `;
+
+/** Columns added after the first release: [table, column, definition], added when missing. */
+export const SQLITE_ADDED_COLUMNS: [string, string, string][] = [
+  ["users", "blocked", "INTEGER NOT NULL DEFAULT 0"],
+  ["users", "password_hash", "TEXT"],
+];

@@ -1,12 +1,16 @@
-import { AppError } from "@tocsin/core";
+import { AppError, safeEqual } from "@tocsin/core";
 import type { NextFunction, Request, Response } from "express";
-import type { GatewayDeps } from "../deps.js";
 import type { HttpPrincipal } from "../http/context.js";
 import { requestIdOf } from "../http/context.js";
 import { type HttpError, insufficientScopeError, invalidTokenError, toHttpError } from "../http-errors.js";
-import { createPrincipalCache } from "./principal-cache.js";
+import { CSRF_HEADER, sessionTokenOf } from "../session/cookie.js";
+import type { PrincipalCache } from "./principal-cache.js";
 
 const READ_METHODS = new Set(["GET", "HEAD"]);
+/** Methods a session may use without its CSRF token. */
+const CSRF_SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+export const INVALID_CSRF_MESSAGE = "403 Forbidden: invalid CSRF token";
 
 /** The personal access token of a request: `PRIVATE-TOKEN`, `Authorization: Bearer`, or `?private_token=`. */
 export function tokenOf(req: Request): string | undefined {
@@ -19,20 +23,38 @@ export function tokenOf(req: Request): string | undefined {
   return typeof query === "string" && query ? query : undefined;
 }
 
+/** True when the request carries the session's CSRF token (compared in constant time). */
+export function csrfMatches(req: Request, csrfToken: string): boolean {
+  const sent = req.get(CSRF_HEADER);
+  return Boolean(sent && csrfToken) && safeEqual(Buffer.from(sent ?? ""), Buffer.from(csrfToken));
+}
+
 /**
- * Resolves the token to a principal through auth-service (cached, see principal-cache.ts) and
- * enforces the token's scope: `read_api` may only read. Sets res.locals.principal.
+ * Resolves the caller through auth-service (cached, see principal-cache.ts): a personal access
+ * token first, else the console's session cookie. A token's scope is enforced (`read_api` may
+ * only read); a session's unsafe requests must carry its CSRF token. Sets res.locals.principal.
  */
-export function authenticate(deps: GatewayDeps) {
-  const cache = createPrincipalCache({ auth: deps.auth, logger: deps.logger });
-  deps.closers.push(() => cache.close());
+export function authenticate(cache: PrincipalCache) {
   return async (req: Request, res: Response, next: NextFunction) => {
     const token = tokenOf(req);
-    if (!token) return send(res, toHttpError(new AppError("UNAUTHENTICATED", "TOKEN_MISSING", "401 Unauthorized")));
+    const sessionToken = token ? undefined : sessionTokenOf(req);
+    if (!token && !sessionToken) {
+      return send(res, toHttpError(new AppError("UNAUTHENTICATED", "TOKEN_MISSING", "401 Unauthorized")));
+    }
+    const ctx = { requestId: requestIdOf(res) };
     let principal: HttpPrincipal;
     try {
-      const p = await cache.authenticate(token, { requestId: requestIdOf(res) });
-      principal = { userId: p.userId, username: p.username, isAdmin: p.isAdmin, scopes: p.scopes, tokenId: p.tokenId };
+      if (token) {
+        const p = await cache.authenticate(token, ctx);
+        principal = { userId: p.userId, username: p.username, isAdmin: p.isAdmin, scopes: p.scopes, tokenId: p.tokenId };
+      } else {
+        const s = await cache.authenticateSession(sessionToken as string, ctx);
+        if (!CSRF_SAFE_METHODS.has(req.method) && !csrfMatches(req, s.csrfToken)) {
+          return send(res, toHttpError(new AppError("PERMISSION_DENIED", "CSRF_INVALID", INVALID_CSRF_MESSAGE)));
+        }
+        const p = s.principal;
+        principal = { userId: p.userId, username: p.username, isAdmin: p.isAdmin, scopes: p.scopes, tokenId: 0 };
+      }
     } catch (err) {
       return rejected(res, next, err);
     }
@@ -50,7 +72,7 @@ function rejected(res: Response, next: NextFunction, err: unknown) {
     if (err.reason === "TOKEN_EXPIRED" || err.reason === "TOKEN_REVOKED") return send(res, invalidTokenError(err.message));
     return send(res, toHttpError(new AppError("UNAUTHENTICATED", err.reason, "401 Unauthorized")));
   }
-  // UNAVAILABLE and friends: the error handler answers (503 + Retry-After) and logs.
+  // PERMISSION_DENIED (a blocked user), UNAVAILABLE and friends: the error handler answers and logs.
   next(err);
 }
 

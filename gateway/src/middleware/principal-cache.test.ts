@@ -24,7 +24,7 @@ async function stubAuth() {
       watchAccessChanges: (_req, _ctx, stream) =>
         new Promise<void>((resolve) => {
           watchers.add(stream);
-          stream.write({ revokedTokenIds: [], userIds: [], all: true });
+          stream.write({ revokedTokenIds: [], userIds: [], all: true, endedSessionIds: [] });
           stream.onCancel(() => {
             watchers.delete(stream);
             resolve();
@@ -37,7 +37,7 @@ async function stubAuth() {
     calls,
     watchers,
     emit(e: Partial<Event>) {
-      for (const w of watchers) w.write({ revokedTokenIds: [], userIds: [], all: false, ...e });
+      for (const w of watchers) w.write({ revokedTokenIds: [], userIds: [], all: false, endedSessionIds: [], ...e });
     },
   };
 }

@@ -19,11 +19,25 @@ export interface PrincipalCacheOptions {
 export interface PrincipalCache {
   /** auth-service's AuthenticateToken answer for `token`; its errors pass through unchanged. */
   authenticate(token: string, ctx: CallContext): Promise<authV1.Principal>;
+  /** auth-service's AuthenticateSession answer for a session cookie; errors pass through unchanged. */
+  authenticateSession(sessionToken: string, ctx: CallContext): Promise<SessionAnswer>;
+  /** Drops the cached answer of a session this gateway just ended. */
+  forgetSession(sessionToken: string): void;
   /** True while the WatchAccessChanges stream is up (principals are cached only then). */
   watching(): boolean;
   size(): number;
   close(): void;
 }
+
+/** A console session as the gateway needs it. */
+export interface SessionAnswer {
+  principal: authV1.Principal;
+  csrfToken: string;
+  user: authV1.User;
+}
+
+// Sessions and tokens share one cache: session answers are tagged with the negated session id.
+const sessionKey = (sessionToken: string) => `session:${sha256Hex(sessionToken)}`;
 
 /** Midnight UTC starting the day `YYYY-MM-DD`: the token no longer works from then on. */
 export function expiryMs(expiresAt: string): number {
@@ -31,7 +45,7 @@ export function expiryMs(expiresAt: string): number {
 }
 
 /**
- * Successful AuthenticateToken answers, keyed by the token's SHA-256 (the plain token is never
+ * Successful AuthenticateToken (and AuthenticateSession) answers, keyed by the token's SHA-256 (the plain token is never
  * kept), for at most `ttlMs` and never past the token's expiry, in a bounded LRU. auth-service's
  * WatchAccessChanges stream drops a token the moment it is revoked, and everything on `all`
  * (its first message, so also after every reconnect, e.g. an auth-service restart that rotated
@@ -49,7 +63,7 @@ export function createPrincipalCache(options: PrincipalCacheOptions): PrincipalC
     ttlMs: options.ttlMs,
     maxEntries: options.maxEntries,
     now: options.now,
-    staleOn: (e) => (e.all ? "all" : new Set(e.revokedTokenIds)),
+    staleOn: (e) => (e.all ? "all" : new Set([...e.revokedTokenIds, ...e.endedSessionIds.map((id) => -id)])),
   });
 
   const load = async (token: string, ctx: CallContext) => {
@@ -58,7 +72,16 @@ export function createPrincipalCache(options: PrincipalCacheOptions): PrincipalC
     return principal;
   };
 
+  const loadSession = async (sessionToken: string, ctx: CallContext): Promise<SessionAnswer> => {
+    const { principal, csrfToken, user } = await auth.authenticateSession({ sessionToken }, ctx);
+    if (!principal || !user) throw new AppError("UNAUTHENTICATED", "SESSION_INVALID", "401 Unauthorized");
+    return { principal, csrfToken, user };
+  };
+
   return {
+    authenticateSession: (sessionToken, ctx) =>
+      cache.get(sessionKey(sessionToken), () => loadSession(sessionToken, ctx), { tag: (s) => -(s.principal.sessionId ?? 0) }),
+    forgetSession: (sessionToken) => cache.forget(sessionKey(sessionToken)),
     authenticate: (token, ctx) =>
       cache.get(sha256Hex(token), () => load(token, ctx), {
         tag: (p) => p.tokenId,

@@ -31,6 +31,12 @@ export function toProjectJson(project: authV1.Project) {
     namespace: { id: ns.id, full_path: ns.fullPath, kind: ns.kind },
     tier: planName(project.tier),
     created_at: isoTime(project.createdAt),
+    // GitLab's shape; project_access carries the caller's effective level (direct or inherited;
+    // Owner for admins), so a client needs to read only this one.
+    permissions: {
+      project_access: project.accessLevel ? { access_level: project.accessLevel, notification_level: null } : null,
+      group_access: null,
+    },
   };
 }
 
@@ -38,5 +44,11 @@ export function toProjectJson(project: authV1.Project) {
 export function toMemberJson(member: authV1.Member) {
   const user = member.user;
   if (!user) throw internal(new Error("member without user"));
-  return { id: user.id, username: user.username, name: user.name, state: "active", access_level: member.accessLevel };
+  return {
+    id: user.id,
+    username: user.username,
+    name: user.name,
+    state: user.blocked ? "blocked" : "active",
+    access_level: member.accessLevel,
+  };
 }

@@ -7,7 +7,7 @@ export function toUserJson(user: authV1.User) {
     id: user.id,
     username: user.username,
     name: user.name,
-    state: "active",
+    state: user.blocked ? "blocked" : "active",
     email: user.email,
     is_admin: user.isAdmin,
     namespace_id: user.namespaceId,

@@ -1,9 +1,13 @@
-import { Router } from "express";
+import { forbidden } from "@tocsin/core";
+import { type Request, type Response, Router } from "express";
 import type { GatewayDeps } from "../deps.js";
 import { callContext, principalOf } from "../http/context.js";
+import { pageFromRequest, setPaginationHeaders } from "../http/pagination.js";
 import {
   optionalBoolean,
   optionalDate,
+  optionalInt,
+  optionalString,
   optionalStringArray,
   paramValueInvalid,
   readParams,
@@ -12,6 +16,7 @@ import {
 } from "../http/params.js";
 import { must } from "../presenters/must.js";
 import { toEmailJson, toTokenJson, toUserJson } from "../presenters/user.js";
+import { clearSessionCookie } from "../session/cookie.js";
 
 const TOKEN_SCOPES = ["api", "read_api"];
 
@@ -31,6 +36,7 @@ export function userRoutes(deps: GatewayDeps): Router {
       email: requiredString(p, "email"),
       name: requiredString(p, "name"),
       admin: optionalBoolean(p, "admin") ?? false,
+      password: optionalString(p, "password") ?? "",
     };
     const { user } = await deps.auth.createUser(request, callContext(res));
     res.status(201).json(toUserJson(must(user, "user")));
@@ -58,9 +64,17 @@ export function userRoutes(deps: GatewayDeps): Router {
     res.json(emails.map(toEmailJson));
   });
 
-  router.post("/users/:id/personal_access_tokens", async (req, res) => {
+  router.put("/user/password", async (req, res) => {
     const p = readParams(req);
-    const userId = requiredInt({ id: req.params.id }, "id");
+    const request = { currentPassword: requiredString(p, "current_password"), password: requiredString(p, "password") };
+    await deps.auth.changePassword(request, callContext(res));
+    // Every session of the user ended, this one included.
+    clearSessionCookie(res, deps.config);
+    res.status(204).end();
+  });
+
+  const createToken = async (req: Request, res: Response, userId: number) => {
+    const p = readParams(req);
     const name = requiredString(p, "name");
     const scopes = optionalStringArray(p, "scopes");
     if (!scopes?.length) throw paramValueInvalid("scopes");
@@ -68,6 +82,21 @@ export function userRoutes(deps: GatewayDeps): Router {
     const request = { userId, name, scopes, expiresAt: optionalDate(p, "expires_at") ?? "" };
     const { token } = await deps.auth.createPersonalAccessToken(request, callContext(res));
     res.status(201).json(toTokenJson(must(token, "token")));
+  };
+  // GitLab's admin route (any user); users create their own tokens through /user/personal_access_tokens.
+  router.post("/users/:id/personal_access_tokens", (req, res) => {
+    if (!principalOf(res).isAdmin) throw forbidden();
+    return createToken(req, res, requiredInt({ id: req.params.id }, "id"));
+  });
+  router.post("/user/personal_access_tokens", (req, res) => createToken(req, res, principalOf(res).userId));
+
+  router.get("/personal_access_tokens", async (req, res) => {
+    const userId = optionalInt(readParams(req), "user_id") ?? principalOf(res).userId;
+    const { tokens } = await deps.auth.listPersonalAccessTokens({ userId }, callContext(res));
+    const page = pageFromRequest(req);
+    setPaginationHeaders(req, res, page, tokens.length);
+    const start = (page.page - 1) * page.perPage;
+    res.json(tokens.slice(start, start + page.perPage).map(toTokenJson));
   });
 
   router.delete("/personal_access_tokens/:id", async (req, res) => {

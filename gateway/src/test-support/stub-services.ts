@@ -18,6 +18,7 @@ const principal = (scopes: string[]): authV1.Principal => ({
   scopes,
   tokenId: 3,
   expiresAt: "",
+  sessionId: 0,
 });
 
 export const STUB_USER: authV1.User = {
@@ -28,6 +29,8 @@ export const STUB_USER: authV1.User = {
   isAdmin: false,
   createdAt: new Date("2026-01-02T03:04:05.678Z"),
   namespaceId: 11,
+  blocked: false,
+  hasPassword: false,
 };
 
 /**

@@ -25,6 +25,8 @@ export interface WatchedCache {
    * live, and no change event arrived while it loaded. Failures are never cached.
    */
   get<T>(key: string, load: () => Promise<T>, options: CacheOptions<T>): Promise<T>;
+  /** Drops the answer for `key` at once (e.g. the session this gateway just ended). */
+  forget(key: string): void;
   /** True while the change stream is up (answers are cached only then). */
   live(): boolean;
   size(): number;
@@ -84,6 +86,10 @@ export function createWatchedCache<M>(options: WatchedCacheOptions<M>): WatchedC
       entries.set(key, { value, tag: opts.tag(value), expiresAt });
       while (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
       return value;
+    },
+    forget(key) {
+      generation++;
+      entries.delete(key);
     },
     live: () => watch.live(),
     size: () => entries.size,

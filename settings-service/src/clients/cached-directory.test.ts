@@ -22,7 +22,7 @@ async function stubWatch() {
   handlers.watchAccessChanges = (_req: unknown, _ctx: unknown, stream: ServerStream<Event>) =>
     new Promise<void>((resolve) => {
       watchers.add(stream);
-      stream.write({ revokedTokenIds: [], userIds: [], all: true });
+      stream.write({ revokedTokenIds: [], userIds: [], all: true, endedSessionIds: [] });
       stream.onCancel(() => {
         watchers.delete(stream);
         resolve();
@@ -36,7 +36,7 @@ async function stubWatch() {
     watchers,
     stop: () => server.shutdown(500),
     emit(e: Partial<Event>) {
-      for (const w of watchers) w.write({ revokedTokenIds: [], userIds: [], all: false, ...e });
+      for (const w of watchers) w.write({ revokedTokenIds: [], userIds: [], all: false, endedSessionIds: [], ...e });
     },
   };
 }

@@ -288,10 +288,15 @@ export interface User {
     | undefined;
   /** Id of the user's personal namespace. */
   namespaceId: number;
-  /** A blocked user's tokens and sessions are refused and it cannot sign in. */
-  blocked: boolean;
+  /**
+   * A blocked user's tokens and sessions are refused and it cannot sign in.
+   * (Optional only so that older clients and fixtures need not set them; always set by auth-service.)
+   */
+  blocked?:
+    | boolean
+    | undefined;
   /** Whether the user can sign in to the console with a password. */
-  hasPassword: boolean;
+  hasPassword?: boolean | undefined;
 }
 
 export interface Email {
@@ -315,7 +320,7 @@ export interface Principal {
    */
   expiresAt: string;
   /** The console session this principal comes from; 0 for a token (then token_id is set). */
-  sessionId: number;
+  sessionId?: number | undefined;
 }
 
 export interface PersonalAccessToken {
@@ -449,8 +454,8 @@ export interface CreateUserRequest {
   email: string;
   name: string;
   admin: boolean;
-  /** Empty: the user cannot sign in with a password until one is set. Else 8+ characters. */
-  password: string;
+  /** Unset or empty: the user cannot sign in with a password until one is set. Else 8+ characters. */
+  password?: string | undefined;
 }
 
 export interface UpdateUserRequest {
@@ -776,9 +781,14 @@ export interface WatchAccessChangesResponse {
   userIds: number[];
   /**
    * Every cached answer may be stale (the first message; a plan change; a subgroup created,
-   * which every member of its ancestors inherits).
+   * which every member of its ancestors inherits; a user blocked or unblocked).
    */
   all: boolean;
+  /**
+   * Console sessions ended since the previous message (sign-out, password change, idle
+   * expiry): their AuthenticateSession answers are stale.
+   */
+  endedSessionIds: number[];
 }
 
 function createBaseUser(): User {
@@ -790,8 +800,8 @@ function createBaseUser(): User {
     isAdmin: false,
     createdAt: undefined,
     namespaceId: 0,
-    blocked: false,
-    hasPassword: false,
+    blocked: undefined,
+    hasPassword: undefined,
   };
 }
 
@@ -818,10 +828,10 @@ export const User: MessageFns<User> = {
     if (message.namespaceId !== 0) {
       writer.uint32(56).int64(message.namespaceId);
     }
-    if (message.blocked !== false) {
+    if (message.blocked !== undefined) {
       writer.uint32(64).bool(message.blocked);
     }
-    if (message.hasPassword !== false) {
+    if (message.hasPassword !== undefined) {
       writer.uint32(72).bool(message.hasPassword);
     }
     return writer;
@@ -945,12 +955,12 @@ export const User: MessageFns<User> = {
         : isSet(object.namespace_id)
         ? globalThis.Number(object.namespace_id)
         : 0,
-      blocked: isSet(object.blocked) ? globalThis.Boolean(object.blocked) : false,
+      blocked: isSet(object.blocked) ? globalThis.Boolean(object.blocked) : undefined,
       hasPassword: isSet(object.hasPassword)
         ? globalThis.Boolean(object.hasPassword)
         : isSet(object.has_password)
         ? globalThis.Boolean(object.has_password)
-        : false,
+        : undefined,
     };
   },
 
@@ -977,10 +987,10 @@ export const User: MessageFns<User> = {
     if (message.namespaceId !== 0) {
       obj.namespaceId = Math.round(message.namespaceId);
     }
-    if (message.blocked !== false) {
+    if (message.blocked !== undefined) {
       obj.blocked = message.blocked;
     }
-    if (message.hasPassword !== false) {
+    if (message.hasPassword !== undefined) {
       obj.hasPassword = message.hasPassword;
     }
     return obj;
@@ -998,8 +1008,8 @@ export const User: MessageFns<User> = {
     message.isAdmin = object.isAdmin ?? false;
     message.createdAt = object.createdAt ?? undefined;
     message.namespaceId = object.namespaceId ?? 0;
-    message.blocked = object.blocked ?? false;
-    message.hasPassword = object.hasPassword ?? false;
+    message.blocked = object.blocked ?? undefined;
+    message.hasPassword = object.hasPassword ?? undefined;
     return message;
   },
 };
@@ -1126,7 +1136,7 @@ export const Email: MessageFns<Email> = {
 };
 
 function createBasePrincipal(): Principal {
-  return { userId: 0, username: "", isAdmin: false, scopes: [], tokenId: 0, expiresAt: "", sessionId: 0 };
+  return { userId: 0, username: "", isAdmin: false, scopes: [], tokenId: 0, expiresAt: "", sessionId: undefined };
 }
 
 export const Principal: MessageFns<Principal> = {
@@ -1149,7 +1159,7 @@ export const Principal: MessageFns<Principal> = {
     if (message.expiresAt !== "") {
       writer.uint32(50).string(message.expiresAt);
     }
-    if (message.sessionId !== 0) {
+    if (message.sessionId !== undefined) {
       writer.uint32(56).int64(message.sessionId);
     }
     return writer;
@@ -1264,7 +1274,7 @@ export const Principal: MessageFns<Principal> = {
         ? globalThis.Number(object.sessionId)
         : isSet(object.session_id)
         ? globalThis.Number(object.session_id)
-        : 0,
+        : undefined,
     };
   },
 
@@ -1288,7 +1298,7 @@ export const Principal: MessageFns<Principal> = {
     if (message.expiresAt !== "") {
       obj.expiresAt = message.expiresAt;
     }
-    if (message.sessionId !== 0) {
+    if (message.sessionId !== undefined) {
       obj.sessionId = Math.round(message.sessionId);
     }
     return obj;
@@ -1305,7 +1315,7 @@ export const Principal: MessageFns<Principal> = {
     message.scopes = object.scopes?.map((e) => e) || [];
     message.tokenId = object.tokenId ?? 0;
     message.expiresAt = object.expiresAt ?? "";
-    message.sessionId = object.sessionId ?? 0;
+    message.sessionId = object.sessionId ?? undefined;
     return message;
   },
 };
@@ -3004,7 +3014,7 @@ export const DeleteSessionResponse: MessageFns<DeleteSessionResponse> = {
 };
 
 function createBaseCreateUserRequest(): CreateUserRequest {
-  return { username: "", email: "", name: "", admin: false, password: "" };
+  return { username: "", email: "", name: "", admin: false, password: undefined };
 }
 
 export const CreateUserRequest: MessageFns<CreateUserRequest> = {
@@ -3021,7 +3031,7 @@ export const CreateUserRequest: MessageFns<CreateUserRequest> = {
     if (message.admin !== false) {
       writer.uint32(32).bool(message.admin);
     }
-    if (message.password !== "") {
+    if (message.password !== undefined) {
       writer.uint32(42).string(message.password);
     }
     return writer;
@@ -3098,7 +3108,7 @@ export const CreateUserRequest: MessageFns<CreateUserRequest> = {
       email: isSet(object.email) ? globalThis.String(object.email) : "",
       name: isSet(object.name) ? globalThis.String(object.name) : "",
       admin: isSet(object.admin) ? globalThis.Boolean(object.admin) : false,
-      password: isSet(object.password) ? globalThis.String(object.password) : "",
+      password: isSet(object.password) ? globalThis.String(object.password) : undefined,
     };
   },
 
@@ -3116,7 +3126,7 @@ export const CreateUserRequest: MessageFns<CreateUserRequest> = {
     if (message.admin !== false) {
       obj.admin = message.admin;
     }
-    if (message.password !== "") {
+    if (message.password !== undefined) {
       obj.password = message.password;
     }
     return obj;
@@ -3131,7 +3141,7 @@ export const CreateUserRequest: MessageFns<CreateUserRequest> = {
     message.email = object.email ?? "";
     message.name = object.name ?? "";
     message.admin = object.admin ?? false;
-    message.password = object.password ?? "";
+    message.password = object.password ?? undefined;
     return message;
   },
 };
@@ -8321,7 +8331,7 @@ export const WatchAccessChangesRequest: MessageFns<WatchAccessChangesRequest> = 
 };
 
 function createBaseWatchAccessChangesResponse(): WatchAccessChangesResponse {
-  return { revokedTokenIds: [], userIds: [], all: false };
+  return { revokedTokenIds: [], userIds: [], all: false, endedSessionIds: [] };
 }
 
 export const WatchAccessChangesResponse: MessageFns<WatchAccessChangesResponse> = {
@@ -8342,6 +8352,13 @@ export const WatchAccessChangesResponse: MessageFns<WatchAccessChangesResponse> 
     }
     if (message.all !== false) {
       writer.uint32(24).bool(message.all);
+    }
+    if (message.endedSessionIds.length !== 0) {
+      writer.uint32(34).fork();
+      for (const v of message.endedSessionIds) {
+        writer.int64(v);
+      }
+      writer.join();
     }
     return writer;
   },
@@ -8403,6 +8420,24 @@ export const WatchAccessChangesResponse: MessageFns<WatchAccessChangesResponse> 
             message.all = reader.bool();
             continue;
           }
+          case 4: {
+            if (tag === 32) {
+              message.endedSessionIds.push(longToNumber(reader.int64()));
+
+              continue;
+            }
+
+            if (tag === 34) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.endedSessionIds.push(longToNumber(reader.int64()));
+              }
+
+              continue;
+            }
+
+            break;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -8428,6 +8463,11 @@ export const WatchAccessChangesResponse: MessageFns<WatchAccessChangesResponse> 
         ? object.user_ids.map((e: any) => globalThis.Number(e))
         : [],
       all: isSet(object.all) ? globalThis.Boolean(object.all) : false,
+      endedSessionIds: globalThis.Array.isArray(object?.endedSessionIds)
+        ? object.endedSessionIds.map((e: any) => globalThis.Number(e))
+        : globalThis.Array.isArray(object?.ended_session_ids)
+        ? object.ended_session_ids.map((e: any) => globalThis.Number(e))
+        : [],
     };
   },
 
@@ -8442,6 +8482,9 @@ export const WatchAccessChangesResponse: MessageFns<WatchAccessChangesResponse> 
     if (message.all !== false) {
       obj.all = message.all;
     }
+    if (message.endedSessionIds?.length) {
+      obj.endedSessionIds = message.endedSessionIds.map((e) => Math.round(e));
+    }
     return obj;
   },
 
@@ -8453,6 +8496,7 @@ export const WatchAccessChangesResponse: MessageFns<WatchAccessChangesResponse> 
     message.revokedTokenIds = object.revokedTokenIds?.map((e) => e) || [];
     message.userIds = object.userIds?.map((e) => e) || [];
     message.all = object.all ?? false;
+    message.endedSessionIds = object.endedSessionIds?.map((e) => e) || [];
     return message;
   },
 };
