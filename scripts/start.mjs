@@ -208,7 +208,12 @@ async function main() {
   }
   if (stopping) return;
   systemUp = true;
-  say(`started: ${running.flat().map((p) => `${p.name} (pid ${p.child.pid})`).join(", ")}`);
+  say(
+    `started: ${running
+      .flat()
+      .map((p) => `${p.name} (pid ${p.child.pid})`)
+      .join(", ")}`,
+  );
   say(`Tocsin is running: gateway on http://localhost:${port}`);
   say("Press Ctrl-C to stop.");
 }
