@@ -1,0 +1,118 @@
+import { type FormEvent, useState } from "react";
+import { useSearchParams } from "react-router";
+import { useCurrentProject } from "../projects/context";
+import { ErrorMessage } from "../ui/ErrorMessage";
+import { Loading } from "../ui/Loading";
+import { Pager } from "../ui/Pager";
+import { Tabs } from "../ui/Tabs";
+import { useDocumentTitle } from "../ui/title";
+import { AlertsTable } from "./AlertsTable";
+import { useAlertCounts, useAlerts } from "./api";
+import { type AlertTab, type ListParams, SORT_FIELDS, type SortField, TABS } from "./types";
+
+const TAB_LABELS: Record<AlertTab, string> = {
+  open: "Open",
+  triggered: "Triggered",
+  acknowledged: "Acknowledged",
+  resolved: "Resolved",
+  all: "All alerts",
+};
+
+/** List state lives in the address, so that a list can be bookmarked and shared. */
+function useListParams(): [ListParams, (change: Partial<ListParams>) => void] {
+  const [params, setParams] = useSearchParams();
+  const tab = (TABS as readonly string[]).includes(params.get("status") ?? "") ? (params.get("status") as AlertTab) : "open";
+  const orderBy = (SORT_FIELDS as readonly string[]).includes(params.get("order_by") ?? "")
+    ? (params.get("order_by") as SortField)
+    : "started_at";
+  const sort = params.get("sort") === "asc" ? "asc" : "desc";
+  const page = Math.max(1, Number(params.get("page")) || 1);
+  const current: ListParams = { tab, search: params.get("search") ?? "", orderBy, sort, page, perPage: 20 };
+  const update = (change: Partial<ListParams>) => {
+    const next = { ...current, page: 1, ...change };
+    const q: Record<string, string> = {};
+    if (next.tab !== "open") q.status = next.tab;
+    if (next.search) q.search = next.search;
+    if (next.orderBy !== "started_at") q.order_by = next.orderBy;
+    if (next.sort !== "desc") q.sort = next.sort;
+    if (next.page > 1) q.page = String(next.page);
+    setParams(q);
+  };
+  return [current, update];
+}
+
+export default function AlertsListPage() {
+  const { project, fullPath } = useCurrentProject();
+  useDocumentTitle(`Alerts · ${project.name}`);
+  const [p, update] = useListParams();
+  const [text, setText] = useState(p.search);
+  const alerts = useAlerts(fullPath, p);
+  const counts = useAlertCounts(fullPath, p.search);
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    update({ search: text.trim() });
+  };
+  const onSort = (field: SortField) =>
+    update({ orderBy: field, sort: field === p.orderBy ? (p.sort === "desc" ? "asc" : "desc") : "desc" });
+
+  const tabs = TABS.map((key) => ({
+    key,
+    label: (
+      <>
+        {TAB_LABELS[key]} <span className="count">{counts.data ? counts.data[key] : "…"}</span>
+      </>
+    ),
+  }));
+
+  return (
+    <>
+      <h1>Alerts</h1>
+      {alerts.data?.notice && <p className="message info">{alerts.data.notice}</p>}
+      <search>
+        <form className="toolbar" onSubmit={submit}>
+          <label className="field inline">
+            <span>Search alerts</span>
+            <input type="search" name="search" value={text} onChange={(e) => setText(e.target.value)} />
+          </label>
+          <button type="submit">Search</button>
+          <label className="field inline">
+            <span>Sort by</span>
+            <select value={p.orderBy} onChange={(e) => update({ orderBy: e.target.value as SortField })}>
+              <option value="started_at">Start time</option>
+              <option value="severity">Severity</option>
+              <option value="status">Status</option>
+              <option value="events">Events</option>
+            </select>
+          </label>
+          <button type="button" onClick={() => update({ sort: p.sort === "desc" ? "asc" : "desc" })}>
+            {p.sort === "desc" ? "Order: newest / highest first" : "Order: oldest / lowest first"}
+          </button>
+        </form>
+      </search>
+      <Tabs label="Alert status" tabs={tabs} selected={p.tab} onSelect={(tab) => update({ tab })}>
+        {alerts.isPending ? (
+          <Loading label="Loading alerts" />
+        ) : alerts.isError ? (
+          <ErrorMessage error={alerts.error} />
+        ) : alerts.data.alerts.length === 0 ? (
+          <p className="empty">
+            {p.search ? `No alerts match “${p.search}”.` : "No alerts to display."}
+            {!p.search && p.tab === "open" && " New alerts appear here as they arrive."}
+          </p>
+        ) : (
+          <>
+            <AlertsTable fullPath={fullPath} alerts={alerts.data.alerts} orderBy={p.orderBy} sort={p.sort} onSort={onSort} />
+            <Pager
+              label="Alerts pages"
+              page={p.page}
+              totalPages={alerts.data.info.totalPages}
+              onPage={(page) => update({ page })}
+            />
+          </>
+        )}
+      </Tabs>
+      {counts.isError && <ErrorMessage error={counts.error} />}
+    </>
+  );
+}

@@ -1,0 +1,45 @@
+export const SEVERITIES = ["critical", "high", "medium", "low", "info", "unknown"] as const;
+export const STATUSES = ["triggered", "acknowledged", "resolved", "ignored"] as const;
+export type Severity = (typeof SEVERITIES)[number];
+export type AlertStatus = (typeof STATUSES)[number];
+
+export interface Alert {
+  iid: number;
+  title: string;
+  description: string | null;
+  severity: Severity;
+  status: AlertStatus;
+  service: string | null;
+  monitoring_tool: string | null;
+  hosts: string[];
+  events: number;
+  fingerprint: string | null;
+  started_at: string | null;
+  ended_at: string | null;
+  environment: string | null;
+  incident: { iid: number } | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AlertDetails extends Alert {
+  payload: unknown;
+  activity: { note: string; created_at: string }[];
+}
+
+/** The list's tabs: Open is triggered and acknowledged together, as in GitLab. */
+export const TABS = ["open", "triggered", "acknowledged", "resolved", "all"] as const;
+export type AlertTab = (typeof TABS)[number];
+
+export const SORT_FIELDS = ["started_at", "severity", "status", "events"] as const;
+export type SortField = (typeof SORT_FIELDS)[number];
+export type SortDir = "asc" | "desc";
+
+export interface ListParams {
+  tab: AlertTab;
+  search: string;
+  orderBy: SortField;
+  sort: SortDir;
+  page: number;
+  perPage: number;
+}

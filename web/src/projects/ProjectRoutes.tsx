@@ -1,0 +1,59 @@
+import { lazy, type ReactNode, Suspense } from "react";
+import { useLocation } from "react-router";
+import { ACCESS } from "../api/types";
+import { useCurrentUser } from "../session/api";
+import { ErrorMessage, isStatus } from "../ui/ErrorMessage";
+import { Loading } from "../ui/Loading";
+import { NotFound } from "../ui/NotFound";
+import { splitProjectAddress } from "./address";
+import { useProject } from "./api";
+import { ProjectContext } from "./context";
+import { ProjectNav } from "./ProjectNav";
+import { ProjectOverviewPage } from "./ProjectOverviewPage";
+
+// Pages past the overview load on demand, so that the first load stays small.
+const AlertsListPage = lazy(() => import("../alerts/AlertsListPage"));
+const AlertDetailsPage = lazy(() => import("../alerts/AlertDetailsPage"));
+const IncidentsListPage = lazy(() => import("../incidents/IncidentsListPage"));
+const IncidentDetailsPage = lazy(() => import("../incidents/IncidentDetailsPage"));
+const OperationsSettingsPage = lazy(() => import("../integrations/OperationsSettingsPage"));
+
+const isIid = (s: string | undefined) => !!s && /^\d{1,15}$/.test(s) && Number(s) > 0;
+
+/** Which page an address below a project is, and the least role that sees it. */
+function pageFor(page: string[]): { element: ReactNode; minAccess: number } | null {
+  const [a, b, c, ...rest] = page;
+  if (page.length === 0) return { element: <ProjectOverviewPage />, minAccess: ACCESS.guest };
+  if (a === "alert_management" && !b) return { element: <AlertsListPage />, minAccess: ACCESS.developer };
+  if (a === "alert_management" && isIid(b) && c === "details" && rest.length === 0)
+    return { element: <AlertDetailsPage iid={Number(b)} />, minAccess: ACCESS.developer };
+  if (a === "incidents" && !b) return { element: <IncidentsListPage />, minAccess: ACCESS.developer };
+  if (a === "incidents" && isIid(b) && !c)
+    return { element: <IncidentDetailsPage iid={Number(b)} />, minAccess: ACCESS.developer };
+  if (a === "settings" && b === "operations" && !c) return { element: <OperationsSettingsPage />, minAccess: ACCESS.developer };
+  return null;
+}
+
+export function ProjectRoutes() {
+  const location = useLocation();
+  const user = useCurrentUser();
+  const address = splitProjectAddress(location.pathname);
+  const project = useProject(address?.fullPath ?? "", user);
+  if (!address) return <NotFound />;
+  const page = pageFor(address.page);
+  if (!page) return <NotFound />;
+  if (project.isPending) return <Loading label="Loading the project" />;
+  if (project.isError) return isStatus(project.error, 404) ? <NotFound /> : <ErrorMessage error={project.error} />;
+  // Like GitLab: a page the member's role does not reach does not exist for them.
+  if (project.data.access < page.minAccess) return <NotFound />;
+  return (
+    <ProjectContext.Provider value={project.data}>
+      <div className="project-layout">
+        <ProjectNav />
+        <div className="project-content">
+          <Suspense fallback={<Loading />}>{page.element}</Suspense>
+        </div>
+      </div>
+    </ProjectContext.Provider>
+  );
+}
