@@ -7,7 +7,7 @@ export function useProjects(search: string, page: number) {
   return useQuery({
     queryKey: ["projects", { search, page }],
     queryFn: async ({ signal }) => {
-      const r = await request<Project[]>(`/api/v4/projects${query({ search, page, per_page: 20, order_by: "path" })}`, {
+      const r = await request<Project[]>(`/api/v4/projects${query({ search, page, per_page: 20 })}`, {
         signal,
       });
       return { projects: r.data, page: pageInfo(r.headers) };
