@@ -28,6 +28,14 @@ export interface Project {
   };
 }
 
+/** The caller's effective access level as the project JSON carries it (0 when it does not). */
+export function projectAccessLevel(project: Project): number {
+  return (
+    project.access_level ??
+    Math.max(project.permissions?.project_access?.access_level ?? 0, project.permissions?.group_access?.access_level ?? 0)
+  );
+}
+
 export interface Member {
   id: number;
   username: string;

@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from "react";
 import { Link, useSearchParams } from "react-router";
-import { roleName } from "../api/types";
+import { projectAccessLevel, roleName } from "../api/types";
 import { ErrorMessage } from "../ui/ErrorMessage";
 import { capitalize } from "../ui/format";
 import { Loading } from "../ui/Loading";
@@ -46,7 +46,7 @@ export function DashboardPage() {
               <li key={p.id}>
                 <Link to={`/${p.path_with_namespace}`}>{p.path_with_namespace}</Link>
                 <span className={`badge tier-${p.tier ?? "free"}`}>{capitalize(p.tier ?? "free")}</span>
-                {p.access_level ? <span className="muted">{roleName(p.access_level)}</span> : null}
+                {projectAccessLevel(p) ? <span className="muted">{roleName(projectAccessLevel(p))}</span> : null}
               </li>
             ))}
           </ul>

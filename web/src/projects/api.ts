@@ -1,7 +1,7 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { ApiError, api, projectApi, request } from "../api/client";
 import { pageInfo, query } from "../api/paging";
-import { ACCESS, type Member, type Project, type User } from "../api/types";
+import { ACCESS, type Member, type Project, projectAccessLevel, type User } from "../api/types";
 
 export function useProjects(search: string, page: number) {
   return useQuery({
@@ -18,9 +18,7 @@ export function useProjects(search: string, page: number) {
 
 /** The caller's access level: from the project when the API includes it, else from its members. */
 async function accessLevel(project: Project, user: User, signal: AbortSignal): Promise<number> {
-  const fromProject =
-    project.access_level ??
-    Math.max(project.permissions?.project_access?.access_level ?? 0, project.permissions?.group_access?.access_level ?? 0);
+  const fromProject = projectAccessLevel(project);
   if (fromProject) return fromProject;
   if (user.is_admin) return ACCESS.owner;
   for (let page = 1; page <= 50; page++) {
