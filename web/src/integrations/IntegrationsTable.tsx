@@ -28,9 +28,15 @@ export function IntegrationsTable({ integrations, onEdit, onDelete }: Props) {
             <td>{i.name}</td>
             <td>{TYPE_LABELS[i.type]}</td>
             <td className="actions">
-              <button type="button" onClick={() => onEdit(i)} aria-label={`Edit ${i.name}`}>
-                Edit
-              </button>
+              {i.type === "opsgenie" ? (
+                <a href="#opsgenie-title" aria-label={`Edit ${i.name}`}>
+                  Edit below
+                </a>
+              ) : (
+                <button type="button" onClick={() => onEdit(i)} aria-label={`Edit ${i.name}`}>
+                  Edit
+                </button>
+              )}
               {i.type === "http" && (
                 <button type="button" className="danger" onClick={() => onDelete(i)} aria-label={`Delete ${i.name}`}>
                   Delete
