@@ -196,9 +196,11 @@ async function main() {
   say(
     `data in ${shared.DATA_DIR}; storage: ${env.MONGO_URL ? "MongoDB (MONGO_URL)" : "embedded SQLite"}; queue: ${env.REDIS_URL ? "BullMQ (REDIS_URL)" : "in-process"}`,
   );
-  if (!env.ADMIN_TOKEN) {
-    say("ADMIN_TOKEN is not set, so there is no admin user to create users, groups and projects with.");
-    say("  Set one to bootstrap the root admin, e.g.: ADMIN_TOKEN=$(openssl rand -hex 20) npm start");
+  if (!env.ADMIN_TOKEN && !env.ADMIN_PASSWORD) {
+    say("Neither ADMIN_TOKEN nor ADMIN_PASSWORD is set, so there is no admin user to create users, groups and projects with.");
+    say(
+      "  Set them to bootstrap the root admin, e.g.: ADMIN_PASSWORD=<8+ characters> ADMIN_TOKEN=$(openssl rand -hex 20) npm start",
+    );
   }
   for (const stage of stages) {
     if (stopping) return;

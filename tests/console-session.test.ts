@@ -214,3 +214,19 @@ describe.each(backends)("console sessions, end to end (%s)", (_name, env) => {
     expect((await api(url, made.body.token).get("/api/v4/user")).body.username).toBe("tess");
   });
 });
+
+describe("console sessions behind https", () => {
+  let system: RunningSystem;
+  beforeAll(async () => {
+    system = await startSystem({ env: { ADMIN_PASSWORD, EXTERNAL_URL: "https://alerts.example.com" } });
+  });
+  afterAll(async () => {
+    await system?.stop();
+  });
+
+  it("marks the session cookie Secure when EXTERNAL_URL is https", async () => {
+    const res = await browserSession(system.url).signIn("root", ADMIN_PASSWORD);
+    expect(res.status).toBe(200);
+    expect(res.setCookie).toMatch(/; HttpOnly; Secure; SameSite=Lax$/);
+  });
+});

@@ -122,4 +122,47 @@ describe("configuration", () => {
     expect(config).toMatchObject({ authServiceAddr: "127.0.0.1:50051", dataDir: "./data", logLevel: "info" });
     expect(config.adminToken).toBeUndefined();
   });
+
+  it("bootstraps root from ADMIN_PASSWORD alone, idempotently; a new value ends root's sessions", async () => {
+    const pwDir = mkdtempSync(join(tmpdir(), "auth-restart-password-"));
+    const bootWith = async (password: string) => {
+      const service = await createAuthService(
+        loadConfig({ AUTH_SERVICE_ADDR: "127.0.0.1:0", DATA_DIR: pwDir, ADMIN_PASSWORD: password }),
+        { logger: silentLogger(), clock: systemClock },
+      );
+      const client = createClient(authV1.AuthServiceService, { target: "auth", address: service.address });
+      return {
+        client,
+        async stop() {
+          client.close();
+          await service.stop();
+        },
+      };
+    };
+    try {
+      const first = await bootWith("first-root-password");
+      const session = await first.client.createSession({ login: "root", password: "first-root-password" }, sys);
+      expect(session.user).toMatchObject({ username: "root", isAdmin: true, hasPassword: true });
+      await first.stop();
+
+      const second = await bootWith("first-root-password");
+      // Same value: nothing rewritten, the session lives on.
+      expect((await second.client.authenticateSession({ sessionToken: session.sessionToken }, sys)).user?.username).toBe("root");
+      await second.stop();
+
+      const third = await bootWith("second-root-password");
+      const ended = (await third.client
+        .authenticateSession({ sessionToken: session.sessionToken }, sys)
+        .catch((e: unknown) => e)) as AppError;
+      expect(ended.code).toBe("UNAUTHENTICATED");
+      const refused = (await third.client
+        .createSession({ login: "root", password: "first-root-password" }, sys)
+        .catch((e: unknown) => e)) as AppError;
+      expect(refused.message).toBe("Invalid login or password.");
+      await third.client.createSession({ login: "admin@example.com", password: "second-root-password" }, sys);
+      await third.stop();
+    } finally {
+      rmSync(pwDir, { recursive: true, force: true });
+    }
+  });
 });

@@ -78,7 +78,7 @@ export interface AuthStore {
   /** Removes every session of the user; returns their ids. */
   deleteSessionsOfUser(userId: number): Promise<number[]>;
 
-  /** Records a failed sign-in for `key`, forgetting that key's failures before `forgetBefore`. */
+  /** Records a failed sign-in for `key`, forgetting every failure (of any key) before `forgetBefore`. */
   addSignInFailure(key: string, at: Date, forgetBefore: Date): Promise<void>;
   /** Times of the failures of `key` at or after `since`, oldest first. */
   listSignInFailures(key: string, since: Date): Promise<Date[]>;

@@ -247,12 +247,15 @@ export function describeAuthStoreContract(name: string, makeStore: () => Promise
       await store.addSignInFailure("user:2", later(2000), later(-3600_000));
       expect(await store.listSignInFailures("user:1", at)).toEqual([at, later(1000)]);
       expect(await store.listSignInFailures("user:1", later(500))).toEqual([later(1000)]);
-      // Adding forgets that key's failures before `forgetBefore`.
-      await store.addSignInFailure("user:1", later(9000), later(500));
-      expect(await store.listSignInFailures("user:1", later(-3600_000))).toEqual([later(1000), later(9000)]);
+      await store.clearSignInFailures("user:2");
+      expect(await store.listSignInFailures("user:2", at)).toEqual([]);
+      await store.addSignInFailure("user:2", later(2000), later(-3600_000));
+      // Adding forgets every key's failures before `forgetBefore`.
+      await store.addSignInFailure("user:1", later(9000), later(1500));
+      expect(await store.listSignInFailures("user:1", later(-3600_000))).toEqual([later(9000)]);
+      expect(await store.listSignInFailures("user:2", later(-3600_000))).toEqual([later(2000)]);
       await store.clearSignInFailures("user:1");
       expect(await store.listSignInFailures("user:1", later(-3600_000))).toEqual([]);
-      expect(await store.listSignInFailures("user:2", at)).toEqual([later(2000)]);
     });
 
     it("lists tokens of a user, groups, and projects by scope", async () => {

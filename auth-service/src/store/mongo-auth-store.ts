@@ -222,7 +222,7 @@ export class MongoAuthStore implements AuthStore {
   }
 
   async addSignInFailure(key: string, at: Date, forgetBefore: Date): Promise<void> {
-    await this.c.signInFailures.deleteMany({ loginKey: key, at: { $lt: forgetBefore } });
+    await this.c.signInFailures.deleteMany({ at: { $lt: forgetBefore } });
     await this.c.signInFailures.insertOne({ loginKey: key, at });
   }
 

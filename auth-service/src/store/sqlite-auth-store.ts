@@ -175,7 +175,7 @@ export class SqliteAuthStore implements AuthStore {
   }
 
   async addSignInFailure(key: string, at: Date, forgetBefore: Date): Promise<void> {
-    this.stmt("DELETE FROM sign_in_failures WHERE login_key = ? AND at < ?").run(key, forgetBefore.toISOString());
+    this.stmt("DELETE FROM sign_in_failures WHERE at < ?").run(forgetBefore.toISOString());
     this.stmt("INSERT INTO sign_in_failures (login_key, at) VALUES (?, ?)").run(key, at.toISOString());
   }
 

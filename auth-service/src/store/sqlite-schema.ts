@@ -97,6 +97,7 @@ CREATE TABLE IF NOT EXISTS sign_in_failures (
   at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS sign_in_failures_key ON sign_in_failures(login_key, at);
+CREATE INDEX IF NOT EXISTS sign_in_failures_at ON sign_in_failures(at);
 `;
 
 /** Columns added after the first release: [table, column, definition], added when missing. */
