@@ -10,6 +10,7 @@ import {
   type JobRunner,
   MAX_ATTEMPTS,
   type QueuedJob,
+  type RetryPolicy,
   UnrecoverableJobError,
 } from "./queue.js";
 
@@ -21,15 +22,22 @@ export interface BullmqQueueOptions {
   addTimeoutMs?: number;
   /** Redis key prefix (tests use their own). */
   prefix?: string;
+  /** The BullMQ queue of a lane (default `alerts-lane-<n>`). */
+  queueName?: (lane: number) => string;
+  retry?: RetryPolicy;
 }
 
 /** BullMQ refuses `:` in custom ids. */
 const bullId = (id: string) => id.replaceAll(":", "_");
 
-const jobOptions = (job: QueuedJob) => ({
+const DEFAULT_RETRY: RetryPolicy = { maxAttempts: MAX_ATTEMPTS, backoff: backoffMs };
+
+const jobOptions = (job: QueuedJob, retry: RetryPolicy) => ({
   jobId: bullId(job.id),
-  attempts: MAX_ATTEMPTS,
-  backoff: { type: "exponential", delay: backoffMs(1) },
+  attempts: retry.maxAttempts,
+  // The worker's backoffStrategy computes each delay from the queue's RetryPolicy.
+  backoff: { type: "policy" },
+  ...(job.delayMs ? { delay: job.delayMs } : {}),
   removeOnComplete: { age: 3600, count: 100_000 },
   removeOnFail: { age: 86_400 },
 });
@@ -56,7 +64,8 @@ export class BullmqJobQueue implements JobQueue {
   constructor(private readonly opts: BullmqQueueOptions) {
     this.lanes = opts.lanes ?? DEFAULT_LANES;
     this.prefix = opts.prefix ?? QUEUE_PREFIX;
-    this.doneChannel = `${this.prefix}:alert-jobs:done`;
+    const queueName = opts.queueName ?? laneQueueName;
+    this.doneChannel = `${this.prefix}:${opts.queueName ? opts.queueName(0) : "alert-jobs"}:done`;
     const failFast = {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
@@ -72,7 +81,7 @@ export class BullmqJobQueue implements JobQueue {
       c.on("error", (err) => opts.logger.debug({ err }, "redis connection error"));
     this.queues = Array.from(
       { length: this.lanes },
-      (_, lane) => new Queue(laneQueueName(lane), { connection: this.producer, prefix: this.prefix }),
+      (_, lane) => new Queue(queueName(lane), { connection: this.producer, prefix: this.prefix }),
     );
     for (const q of this.queues) q.on("error", (err) => opts.logger.debug({ err }, "queue error"));
     this.subscriber.on("message", (_channel, text: string) => this.announce(text));
@@ -96,7 +105,7 @@ export class BullmqJobQueue implements JobQueue {
       else byLane.set(job.lane, [job]);
     }
     const adds = [...byLane].map(([lane, list]) =>
-      (this.queues[lane] as Queue).addBulk(list.map((job) => ({ name: job.name, data: job.data, opts: jobOptions(job) }))),
+      (this.queues[lane] as Queue).addBulk(list.map((job) => ({ name: job.name, data: job.data, opts: jobOptions(job, this.opts.retry ?? DEFAULT_RETRY) }))),
     );
     try {
       await withTimeout(Promise.all(adds), this.opts.addTimeoutMs ?? 1500);
@@ -116,6 +125,7 @@ export class BullmqJobQueue implements JobQueue {
         // Jobs take milliseconds: a worker that died is noticed within ~10 s, not BullMQ's 30 s.
         lockDuration: 10_000,
         stalledInterval: 5_000,
+        settings: { backoffStrategy: (attemptsMade: number) => (this.opts.retry ?? DEFAULT_RETRY).backoff(attemptsMade) },
       });
       worker.on("error", (err) => this.opts.logger.warn({ err }, "worker error"));
       worker.on("completed", (job) => this.publish(job.id, { state: "completed", result: job.returnvalue ?? null }));

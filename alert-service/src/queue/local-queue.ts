@@ -3,6 +3,7 @@ import { type Logger, unavailable } from "@tocsin/core";
 import { openSqlite, prepared } from "@tocsin/store";
 import type { Database as Db, Statement } from "better-sqlite3";
 import {
+  type Backoff,
   backoffMs,
   DEFAULT_LANES,
   type JobQueue,
@@ -28,6 +29,13 @@ export interface LocalQueueOptions {
   synchronous?: "FULL" | "NORMAL";
   /** How long finished jobs stay (dedupe window and `waitFor` answers). */
   retainMs?: number;
+  backoff?: Backoff;
+  /**
+   * true (default): a lane runs its jobs strictly in order, a failing job holding it. false: a
+   * lane runs whichever of its jobs is due first, so delayed and retrying jobs hold nothing
+   * (the mail queue).
+   */
+  ordered?: boolean;
 }
 
 interface JobRow {
@@ -94,10 +102,13 @@ export class LocalJobQueue implements JobQueue {
     this.addSync = this.db.prepare(`PRAGMA synchronous = ${opts.synchronous ?? "FULL"}`);
     this.bookkeepingSync = this.db.prepare("PRAGMA synchronous = NORMAL");
     this.db.exec(SCHEMA);
-    const insert = this.db.prepare("INSERT OR IGNORE INTO jobs (id, name, lane, data, created_at) VALUES (?, ?, ?, ?, ?)");
+    const insert = this.db.prepare(
+      "INSERT OR IGNORE INTO jobs (id, name, lane, data, created_at, run_after) VALUES (?, ?, ?, ?, ?, ?)",
+    );
     this.insertAll = this.db.transaction((items: Array<{ jobs: QueuedJob[] }>) => {
       const now = Date.now();
-      for (const { jobs } of items) for (const job of jobs) insert.run(job.id, job.name, job.lane, JSON.stringify(job.data), now);
+      for (const { jobs } of items)
+        for (const job of jobs) insert.run(job.id, job.name, job.lane, JSON.stringify(job.data), now, now + (job.delayMs ?? 0));
     });
     this.lanes = opts.lanes ?? DEFAULT_LANES;
     this.maxAttempts = opts.maxAttempts ?? MAX_ATTEMPTS;
@@ -151,6 +162,11 @@ export class LocalJobQueue implements JobQueue {
   }
 
   private next(lane: number): JobRow | undefined {
+    if (this.opts.ordered === false)
+      return prepared(
+        this.db,
+        "SELECT seq, id, name, data, attempts, run_after FROM jobs WHERE lane = ? AND status = 'pending' AND run_after <= ? ORDER BY run_after, seq LIMIT 1",
+      ).get(lane, Date.now()) as JobRow | undefined;
     return prepared(
       this.db,
       "SELECT seq, id, name, data, attempts, run_after FROM jobs WHERE lane = ? AND status = 'pending' ORDER BY seq LIMIT 1",
@@ -192,7 +208,7 @@ export class LocalJobQueue implements JobQueue {
     } catch (err) {
       const final = err instanceof UnrecoverableJobError || attempt >= this.maxAttempts;
       if (!final) {
-        prepared(this.db, "UPDATE jobs SET run_after = ? WHERE seq = ?").run(Date.now() + backoffMs(attempt), job.seq);
+        prepared(this.db, "UPDATE jobs SET run_after = ? WHERE seq = ?").run(Date.now() + (this.opts.backoff ?? backoffMs)(attempt), job.seq);
         return;
       }
       this.opts.logger.error({ err, jobId: job.id, job: job.name, attempt }, "job failed for good");

@@ -7,6 +7,8 @@ export interface QueuedJob {
   /** Ordering lane, 0 ≤ lane < lanes: jobs of one lane run one at a time, in order. */
   lane: number;
   data: unknown;
+  /** Runs no earlier than this many ms after it is stored (default 0). */
+  delayMs?: number;
 }
 
 export interface RunningJob {
@@ -56,6 +58,15 @@ export class UnrecoverableJobError extends Error {
 export const DEFAULT_LANES = 8;
 export const MAX_ATTEMPTS = 5;
 export const BACKOFF_MS = 250;
+
+/** Delay before the retry that follows failed attempt number `attempt` (1 = the first run). */
+export type Backoff = (attempt: number) => number;
+
+/** How a queue retries a failing job; the alert queues use MAX_ATTEMPTS and backoffMs. */
+export interface RetryPolicy {
+  maxAttempts: number;
+  backoff: Backoff;
+}
 
 export function backoffMs(attempt: number): number {
   return BACKOFF_MS * 2 ** Math.max(0, attempt - 1);

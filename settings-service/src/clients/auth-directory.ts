@@ -41,7 +41,9 @@ export function createAuthDirectory(auth: AuthClient): Directory {
     },
     async listProjectMembers(projectId, ctx) {
       const { members } = await auth.listProjectMembers({ projectId }, internalContext(ctx));
-      return members.flatMap((m) => (m.user ? [{ userId: m.user.id, email: m.user.email }] : []));
+      return members.flatMap((m) =>
+        m.user ? [{ userId: m.user.id, email: m.user.email, accessLevel: m.accessLevel, blocked: m.user.blocked ?? false }] : [],
+      );
     },
     async listUserGroups(userId, ctx) {
       return (await auth.listUserGroups({ userId }, internalContext(ctx))).groups.map((g) => toGroup(g));

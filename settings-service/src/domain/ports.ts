@@ -76,6 +76,10 @@ export interface MemberInfo {
   userId: number;
   /** Primary e-mail. */
   email: string;
+  /** Effective access level in the project (GitLab numbers: 40 Maintainer, 50 Owner). */
+  accessLevel: number;
+  /** A blocked user receives no e-mail. */
+  blocked: boolean;
 }
 
 /**

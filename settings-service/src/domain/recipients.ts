@@ -64,7 +64,8 @@ export function decide(setting: EffectiveSetting, event: EventName, who: Involve
   return undefined;
 }
 
-function index(settings: StoredSetting[]) {
+/** Looks up stored settings by (user, source type, source id). */
+export function indexSettings(settings: StoredSetting[]) {
   const byKey = new Map<string, StoredSetting>();
   for (const s of settings) byKey.set(`${s.userId}:${s.sourceType}:${s.sourceId}`, s);
   return (userId: number, type: StoredSetting["sourceType"], id: number) => byKey.get(`${userId}:${type}:${id}`);
@@ -85,7 +86,7 @@ export async function resolveRecipients(
   const members = await deps.directory.listProjectMembers(project.id, ctx);
   if (members.length === 0) return [];
   const userIds = members.map((m) => m.userId);
-  const lookup = index(await deps.store.listForUsers(userIds, project.id, project.ancestorGroupIds));
+  const lookup = indexSettings(await deps.store.listForUsers(userIds, project.id, project.ancestorGroupIds));
   const participants = new Set(query.participantUserIds);
   const mentioned = new Set(query.mentionedUserIds);
 

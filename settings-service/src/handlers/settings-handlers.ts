@@ -1,6 +1,7 @@
 import type { ServiceHandlers } from "@tocsin/grpc";
 import type { settingsV1 } from "@tocsin/proto";
 import type { Directory, SettingsStore } from "../domain/ports.js";
+import { resolveAlertRecipients } from "../domain/alert-recipients.js";
 import { type RecipientQuery, resolveRecipients } from "../domain/recipients.js";
 import type { SettingsUseCases } from "../domain/settings.js";
 import { eventsChangeFromProto, settingToProto, sourceKindFromProto } from "./mapping.js";
@@ -44,6 +45,10 @@ export function createSettingsHandlers(deps: {
       };
       const recipients = await resolveRecipients(deps, query, ctx);
       return { recipients: recipients.map((r) => ({ userId: r.userId, email: r.email, level: r.level, reason: r.reason })) };
+    },
+    async resolveAlertRecipients(req, ctx) {
+      const recipients = await resolveAlertRecipients(deps, req.projectId, ctx);
+      return { recipients: recipients.map((r) => ({ userId: r.userId, email: r.email, level: r.level, reason: "alert" })) };
     },
   };
 }

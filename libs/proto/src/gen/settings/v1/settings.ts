@@ -174,12 +174,20 @@ export interface ResolveRecipientsRequest {
   mentionedUserIds: number[];
 }
 
+export interface ResolveAlertRecipientsRequest {
+  projectId: number;
+}
+
+export interface ResolveAlertRecipientsResponse {
+  recipients: Recipient[];
+}
+
 export interface Recipient {
   userId: number;
   email: string;
   /** The effective level that selected the user (never `global`). */
   level: string;
-  /** Why: `watch`, `participating`, `mention` or `custom`. */
+  /** Why: `watch`, `participating`, `mention` or `custom`; `alert` for ResolveAlertRecipients. */
   reason: string;
 }
 
@@ -2071,6 +2079,150 @@ export const ResolveRecipientsRequest: MessageFns<ResolveRecipientsRequest> = {
   },
 };
 
+function createBaseResolveAlertRecipientsRequest(): ResolveAlertRecipientsRequest {
+  return { projectId: 0 };
+}
+
+export const ResolveAlertRecipientsRequest: MessageFns<ResolveAlertRecipientsRequest> = {
+  encode(message: ResolveAlertRecipientsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.projectId !== 0) {
+      writer.uint32(8).int64(message.projectId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolveAlertRecipientsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolveAlertRecipientsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.projectId = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResolveAlertRecipientsRequest {
+    return {
+      projectId: isSet(object.projectId)
+        ? globalThis.Number(object.projectId)
+        : isSet(object.project_id)
+        ? globalThis.Number(object.project_id)
+        : 0,
+    };
+  },
+
+  toJSON(message: ResolveAlertRecipientsRequest): unknown {
+    const obj: any = {};
+    if (message.projectId !== 0) {
+      obj.projectId = Math.round(message.projectId);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ResolveAlertRecipientsRequest>): ResolveAlertRecipientsRequest {
+    return ResolveAlertRecipientsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ResolveAlertRecipientsRequest>): ResolveAlertRecipientsRequest {
+    const message = createBaseResolveAlertRecipientsRequest();
+    message.projectId = object.projectId ?? 0;
+    return message;
+  },
+};
+
+function createBaseResolveAlertRecipientsResponse(): ResolveAlertRecipientsResponse {
+  return { recipients: [] };
+}
+
+export const ResolveAlertRecipientsResponse: MessageFns<ResolveAlertRecipientsResponse> = {
+  encode(message: ResolveAlertRecipientsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.recipients) {
+      Recipient.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolveAlertRecipientsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolveAlertRecipientsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.recipients.push(Recipient.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResolveAlertRecipientsResponse {
+    return {
+      recipients: globalThis.Array.isArray(object?.recipients)
+        ? object.recipients.map((e: any) => Recipient.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ResolveAlertRecipientsResponse): unknown {
+    const obj: any = {};
+    if (message.recipients?.length) {
+      obj.recipients = message.recipients.map((e) => Recipient.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ResolveAlertRecipientsResponse>): ResolveAlertRecipientsResponse {
+    return ResolveAlertRecipientsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ResolveAlertRecipientsResponse>): ResolveAlertRecipientsResponse {
+    const message = createBaseResolveAlertRecipientsResponse();
+    message.recipients = object.recipients?.map((e) => Recipient.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 function createBaseRecipient(): Recipient {
   return { userId: 0, email: "", level: "", reason: "" };
 }
@@ -2346,6 +2498,25 @@ export const SettingsServiceService = {
       Buffer.from(ResolveRecipientsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ResolveRecipientsResponse => ResolveRecipientsResponse.decode(value),
   },
+  /**
+   * Whom to e-mail about an alert of a project (PRODUCT.md section 9): the project's Owners and
+   * Maintainers, direct or inherited, not blocked, whose effective level for the project is not
+   * `disabled`, each at their notification e-mail. Read fresh on every call (memberships from
+   * auth-service, levels from the store), so a change applies to the next e-mail.
+   * NOT_FOUND (PROJECT_NOT_FOUND) for an unknown project.
+   */
+  resolveAlertRecipients: {
+    path: "/settings.v1.SettingsService/ResolveAlertRecipients" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResolveAlertRecipientsRequest): Buffer =>
+      Buffer.from(ResolveAlertRecipientsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResolveAlertRecipientsRequest => ResolveAlertRecipientsRequest.decode(value),
+    responseSerialize: (value: ResolveAlertRecipientsResponse): Buffer =>
+      Buffer.from(ResolveAlertRecipientsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ResolveAlertRecipientsResponse =>
+      ResolveAlertRecipientsResponse.decode(value),
+  },
 } as const;
 
 export interface SettingsServiceServer extends UntypedServiceImplementation {
@@ -2372,6 +2543,14 @@ export interface SettingsServiceServer extends UntypedServiceImplementation {
    * level semantics (see settings-service/README.md).
    */
   resolveRecipients: handleUnaryCall<ResolveRecipientsRequest, ResolveRecipientsResponse>;
+  /**
+   * Whom to e-mail about an alert of a project (PRODUCT.md section 9): the project's Owners and
+   * Maintainers, direct or inherited, not blocked, whose effective level for the project is not
+   * `disabled`, each at their notification e-mail. Read fresh on every call (memberships from
+   * auth-service, levels from the store), so a change applies to the next e-mail.
+   * NOT_FOUND (PROJECT_NOT_FOUND) for an unknown project.
+   */
+  resolveAlertRecipients: handleUnaryCall<ResolveAlertRecipientsRequest, ResolveAlertRecipientsResponse>;
 }
 
 export interface SettingsServiceClient extends Client {
@@ -2467,6 +2646,28 @@ export interface SettingsServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ResolveRecipientsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Whom to e-mail about an alert of a project (PRODUCT.md section 9): the project's Owners and
+   * Maintainers, direct or inherited, not blocked, whose effective level for the project is not
+   * `disabled`, each at their notification e-mail. Read fresh on every call (memberships from
+   * auth-service, levels from the store), so a change applies to the next e-mail.
+   * NOT_FOUND (PROJECT_NOT_FOUND) for an unknown project.
+   */
+  resolveAlertRecipients(
+    request: ResolveAlertRecipientsRequest,
+    callback: (error: ServiceError | null, response: ResolveAlertRecipientsResponse) => void,
+  ): ClientUnaryCall;
+  resolveAlertRecipients(
+    request: ResolveAlertRecipientsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ResolveAlertRecipientsResponse) => void,
+  ): ClientUnaryCall;
+  resolveAlertRecipients(
+    request: ResolveAlertRecipientsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ResolveAlertRecipientsResponse) => void,
   ): ClientUnaryCall;
 }
 
