@@ -1,0 +1,125 @@
+import type { Clock, Logger } from "@tocsin/core";
+import type { Alert } from "../alerts/model.js";
+import type { AlertStore } from "../alerts/ports.js";
+import type { ProjectAccess } from "../types.js";
+import { type DigestEntry, type MailSettings, renderAlertMail, renderDigestMail } from "./message.js";
+import {
+  type AlertRecipients,
+  type DigestJob,
+  type MailJobs,
+  type MailMetrics,
+  MailRejectedError,
+  type MailStore,
+  type MailTransport,
+  type NotifyJob,
+  type SendJob,
+  type Transition,
+} from "./ports.js";
+
+/** Storm control (PRODUCT.md section 9): the first `limit` notifications of a window go one by one. */
+export interface StormControl {
+  windowMs: number;
+  limit: number;
+}
+
+export const DEFAULT_STORM: StormControl = { windowMs: 10 * 60_000, limit: 30 };
+
+export interface MailDeps {
+  store: MailStore;
+  alerts: Pick<AlertStore, "getById">;
+  projects: ProjectAccess;
+  recipients: AlertRecipients;
+  jobs: MailJobs;
+  transport: MailTransport;
+  metrics: MailMetrics;
+  clock: Clock;
+  settings: MailSettings;
+  storm: StormControl;
+}
+
+export const notificationKey = (alertId: number, transition: Transition) => `${alertId}:${transition}`;
+
+function parseKey(key: string): { alertId: number; transition: Transition } {
+  const [id, transition] = key.split(":");
+  return { alertId: Number(id), transition: transition === "resolved" ? "resolved" : "triggered" };
+}
+
+async function projectOf(deps: MailDeps, projectId: number, requestId: string) {
+  const ref = await deps.projects.byId(projectId, { requestId });
+  return { id: ref.id, fullPath: ref.fullPath };
+}
+
+/**
+ * The notify job of one alert transition: claims the notification's storm slot; within the limit,
+ * one send job per recipient; beyond it, the window's digest job (delayed to the window's end).
+ * Idempotent: the slot, the job ids and the delivery records are all keyed.
+ */
+export async function notify(deps: MailDeps, job: NotifyJob, logger: Logger): Promise<void> {
+  const key = notificationKey(job.alertId, job.transition);
+  const slot = await deps.store.claimSlot(job.projectId, key, deps.clock.now(), deps.storm.windowMs);
+  if (slot.seq > deps.storm.limit) {
+    const windowEnd = slot.windowStart.getTime() + deps.storm.windowMs;
+    const digest = { requestId: job.requestId, projectId: job.projectId, windowStart: slot.windowStart.getTime() };
+    await deps.jobs.enqueueDigest(digest, Math.max(0, windowEnd - deps.clock.now().getTime()));
+    logger.debug({ key, seq: slot.seq }, "alert e-mail deferred to the window's digest");
+    return;
+  }
+  const alert = await deps.alerts.getById(job.alertId);
+  if (!alert) return;
+  const project = await projectOf(deps, job.projectId, job.requestId);
+  const recipients = await deps.recipients.forProject(job.projectId, { requestId: job.requestId });
+  await deps.jobs.enqueueSends(
+    recipients.map((to) => ({
+      requestId: job.requestId,
+      key: `${key}:${to.userId}`,
+      mail: renderAlertMail(deps.settings, project, alert, job.transition, to),
+    })),
+  );
+  logger.debug({ key, recipients: recipients.length }, "alert e-mails queued");
+}
+
+/** The digest job at a window's end: one digest per recipient listing the overflow. */
+export async function digest(deps: MailDeps, job: DigestJob, logger: Logger): Promise<void> {
+  const keys = await deps.store.overflow(job.projectId, new Date(job.windowStart), deps.storm.limit);
+  const entries: DigestEntry[] = [];
+  for (const key of keys) {
+    const { alertId, transition } = parseKey(key);
+    const alert: Alert | undefined = await deps.alerts.getById(alertId);
+    if (alert) entries.push({ alert, transition });
+  }
+  if (entries.length === 0) return;
+  const project = await projectOf(deps, job.projectId, job.requestId);
+  const recipients = await deps.recipients.forProject(job.projectId, { requestId: job.requestId });
+  await deps.jobs.enqueueSends(
+    recipients.map((to) => ({
+      requestId: job.requestId,
+      key: `digest:${job.projectId}:${job.windowStart}:${to.userId}`,
+      mail: renderDigestMail(deps.settings, project, job.windowStart, entries, to),
+    })),
+  );
+  logger.info({ alerts: entries.length, recipients: recipients.length }, "alert digest queued");
+}
+
+/**
+ * The send job: hands the message to the transport unless the server already accepted it, then
+ * records the acceptance. A 5xx drops the message (no retry); anything else is retried by the
+ * queue with backoff.
+ */
+export async function send(deps: MailDeps, job: SendJob, logger: Logger): Promise<void> {
+  if (await deps.store.delivered(job.key)) return;
+  try {
+    await deps.transport.send(job.mail);
+  } catch (err) {
+    if (err instanceof MailRejectedError) {
+      deps.metrics.dropped();
+      logger.warn({ err, to: job.mail.to, code: err.responseCode }, "alert e-mail refused by the mail server: dropped");
+    } else {
+      deps.metrics.failed();
+      logger.warn({ err, to: job.mail.to }, "alert e-mail not delivered yet: will retry");
+    }
+    throw err;
+  }
+  await deps.store.recordDelivery(job.key, job.mail.messageId, deps.clock.now());
+  deps.metrics.sent();
+  logger.debug({ to: job.mail.to, messageId: job.mail.messageId }, "alert e-mail sent");
+}
