@@ -16,6 +16,19 @@ const schema = z
       .string()
       .regex(/^[A-Za-z0-9:_-]{1,64}$/, "expected 1-64 characters of A-Z a-z 0-9 : _ -")
       .optional(),
+    /** Alert e-mails (PRODUCT.md section 9): unset → RFC 5322 files in DATA_DIR/outbox/. */
+    SMTP_URL: z.url({ protocol: /^smtps?$/, error: "expected an smtp:// or smtps:// URL" }).optional(),
+    /** Sender of alert e-mails; default `Tocsin <tocsin@<host of EXTERNAL_URL>>`. */
+    MAIL_FROM: z.string().min(3).optional(),
+    /** Serves Prometheus `/metrics` of the mail pipeline on this port; unset → no metrics server. */
+    METRICS_PORT: portSchema.optional(),
+    /** Storm control: length of a project's window and how many notifications it mails one by one. */
+    MAIL_STORM_WINDOW_SECONDS: z.coerce.number().positive().default(600),
+    MAIL_STORM_LIMIT: z.coerce.number().int().nonnegative().default(30),
+    /** Mail retries: first delay, longest delay, and how long to keep trying (at least 24 h by default). */
+    MAIL_RETRY_INITIAL_MS: z.coerce.number().int().positive().default(30_000),
+    MAIL_RETRY_MAX_MS: z.coerce.number().int().positive().default(3_600_000),
+    MAIL_RETRY_FOR_HOURS: z.coerce.number().positive().default(25),
     /** Not used by alert-service itself (keys are sealed by auth-service); accepted for a shared env file. */
     SECRET_KEY: z.string().min(16, "expected at least 16 characters").optional(),
   })
@@ -23,6 +36,7 @@ const schema = z
     logLevel: env.LOG_LEVEL,
     alertServiceAddr: env.ALERT_SERVICE_ADDR,
     authServiceAddr: env.AUTH_SERVICE_ADDR,
+    settingsServiceAddr: env.SETTINGS_SERVICE_ADDR,
     dataDir: env.DATA_DIR,
     mongoUrl: env.MONGO_URL,
     mongoDb: env.MONGO_DB,
@@ -30,6 +44,13 @@ const schema = z
     queuePrefix: env.QUEUE_PREFIX,
     // Integration URLs are `${externalUrl}/<full_path>/...`: no trailing slash.
     externalUrl: (env.EXTERNAL_URL ?? `http://localhost:${env.PORT || 8080}`).replace(/\/+$/, ""),
+    mail: {
+      smtpUrl: env.SMTP_URL,
+      from: env.MAIL_FROM ?? `Tocsin <tocsin@${new URL(env.EXTERNAL_URL ?? "http://localhost").hostname}>`,
+      metricsPort: env.METRICS_PORT,
+      storm: { windowMs: env.MAIL_STORM_WINDOW_SECONDS * 1000, limit: env.MAIL_STORM_LIMIT },
+      retry: { initialMs: env.MAIL_RETRY_INITIAL_MS, maxMs: env.MAIL_RETRY_MAX_MS, forMs: env.MAIL_RETRY_FOR_HOURS * 3_600_000 },
+    },
   }));
 
 export type AlertServiceConfig = z.output<typeof schema>;

@@ -15,8 +15,10 @@ import type { AlertsStores } from "./domain/alerts/ports.js";
 import { createIntegrationsModule } from "./domain/integrations/module.js";
 import type { IntegrationStore } from "./domain/integrations/types.js";
 import type { IntegrationDirectory, ProjectAccess } from "./domain/types.js";
+import type { MailJobs } from "./domain/mail/ports.js";
 import { alertHandlers } from "./handlers/alerts.js";
 import { integrationHandlers } from "./handlers/integrations.js";
+import { createMailRuntime } from "./mail-runtime.js";
 import { BullmqJobQueue } from "./queue/bullmq-queue.js";
 import { createAlertJobs, createJobRunner } from "./queue/jobs.js";
 import { LocalJobQueue } from "./queue/local-queue.js";
@@ -51,7 +53,10 @@ async function openStorage(config: AlertServiceConfig): Promise<Storage> {
  * workers included), binds gRPC on ALERT_SERVICE_ADDR (port 0 allowed) and serves health by the
  * one policy (its store, its queue and auth-service).
  */
-export async function createAlertService(config: AlertServiceConfig, { logger, clock }: ServiceDeps): Promise<RunningService> {
+export async function createAlertService(
+  config: AlertServiceConfig,
+  { logger, clock }: ServiceDeps,
+): Promise<RunningService & { metricsPort: number | undefined }> {
   const storage = await openStorage(config);
   const auth = createAuthClient(config.authServiceAddr);
   const projects = createProjectAccess(auth, clock);
@@ -63,6 +68,14 @@ export async function createAlertService(config: AlertServiceConfig, { logger, c
     logger: logger.child({ module: "integrations" }),
     externalUrl: config.externalUrl,
   });
+  const mail = await createMailRuntime({
+    config,
+    ...(storage.sqlite ? { sqlite: storage.sqlite } : {}),
+    ...(storage.mongo ? { mongo: storage.mongo } : {}),
+    ...(config.redisUrl ? { redisUrl: config.redisUrl, queuePrefix: queuePrefix(config) } : {}),
+    clock,
+    logger,
+  });
   const runtime = await createAlertsRuntime({
     ...(storage.sqlite ? { sqlite: storage.sqlite } : {}),
     ...(storage.mongo ? { mongo: storage.mongo } : {}),
@@ -72,15 +85,18 @@ export async function createAlertService(config: AlertServiceConfig, { logger, c
     integrations: integrations.directory,
     clock,
     logger,
+    notifications: mail.jobs,
   });
   const server = createGrpcServer({ logger, protoFiles: [PROTO_FILES.alert], serviceNames: [SERVICE_NAME] });
   server.add(alertV1.AlertServiceService, { ...integrationHandlers(integrations), ...alertHandlers(runtime.module) });
   let port: number;
   try {
     await runtime.start();
+    await mail.start({ alerts: runtime.stores.alerts, projects });
     port = await server.listen(config.alertServiceAddr);
   } catch (err) {
     await runtime.stop();
+    await mail.stop();
     auth.close();
     await storage.close();
     throw err;
@@ -90,6 +106,7 @@ export async function createAlertService(config: AlertServiceConfig, { logger, c
     [
       { name: "store", check: () => storage.integrations.ping() },
       { name: "queue", check: () => runtime.healthy() },
+      { name: "mail queue", check: () => mail.healthy() },
       serviceDependency("auth-service", config.authServiceAddr),
     ],
     { logger },
@@ -97,11 +114,13 @@ export async function createAlertService(config: AlertServiceConfig, { logger, c
   let stopping: Promise<void> | undefined;
   return {
     address: connectableAddress(config.alertServiceAddr, port),
+    metricsPort: mail.metricsPort(),
     stop() {
       stopping ??= (async () => {
         health.stop();
         await server.shutdown(5_000);
         await runtime.stop();
+        await mail.stop();
         auth.close();
         await storage.close();
       })();
@@ -122,6 +141,8 @@ export interface AlertsRuntimeOptions {
   integrations: IntegrationDirectory;
   clock: Clock;
   logger: Logger;
+  /** The mail pipeline's notify step (section 9); without it no e-mail is sent. */
+  notifications?: Pick<MailJobs, "enqueueNotify">;
   /** Tests: override the local queue file (e.g. `:memory:`) or the BullMQ key prefix. */
   queueFile?: string;
   queuePrefix?: string;
@@ -168,6 +189,7 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
     projects: opts.projects,
     integrations: opts.integrations,
     clock: opts.clock,
+    ...(opts.notifications ? { notifications: opts.notifications } : {}),
   });
   let housekeeping: NodeJS.Timeout | undefined;
   const purge = () => {

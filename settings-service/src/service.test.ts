@@ -24,8 +24,8 @@ describe("settings-service over gRPC (fake directory, SQLite file)", () => {
     directory.addGroup(10, "grp", "ultimate", [1]);
     directory.addProject(100, "grp/app", [10], [1]);
     directory.members.set(100, [
-      { userId: 1, email: "one@example.com" },
-      { userId: 2, email: "two@example.com" },
+      { userId: 1, email: "one@example.com", accessLevel: 50, blocked: false },
+      { userId: 2, email: "two@example.com", accessLevel: 30, blocked: false },
     ]);
     service = await createSettingsService(loadConfig(env), { logger: silentLogger(), clock: systemClock, directory });
     client = createClient(settingsV1.SettingsServiceService, { target: "settings", address: service.address });

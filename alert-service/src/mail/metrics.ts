@@ -17,7 +17,11 @@ export interface MailMetricsRegistry extends MailMetrics {
  */
 export function createMailMetrics(queued: () => Promise<number>, logger: Logger): MailMetricsRegistry {
   const registry = new Registry();
-  const sent = new Counter({ name: "tocsin_mail_sent_total", help: "Alert e-mails accepted by the mail server", registers: [registry] });
+  const sent = new Counter({
+    name: "tocsin_mail_sent_total",
+    help: "Alert e-mails accepted by the mail server",
+    registers: [registry],
+  });
   const failed = new Counter({
     name: "tocsin_mail_failed_total",
     help: "Alert e-mail attempts that failed and will be retried (connection errors, 4xx)",

@@ -28,8 +28,7 @@ export function createSmtpTransport(opts: SmtpTransportOptions): MailTransport {
         await transport.sendMail(toMailOptions(mail));
       } catch (err) {
         const code = (err as { responseCode?: unknown }).responseCode;
-        if (typeof code === "number" && code >= 500 && code < 600)
-          throw new MailRejectedError((err as Error).message, code);
+        if (typeof code === "number" && code >= 500 && code < 600) throw new MailRejectedError((err as Error).message, code);
         throw err;
       }
     },

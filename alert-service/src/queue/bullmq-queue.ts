@@ -105,7 +105,9 @@ export class BullmqJobQueue implements JobQueue {
       else byLane.set(job.lane, [job]);
     }
     const adds = [...byLane].map(([lane, list]) =>
-      (this.queues[lane] as Queue).addBulk(list.map((job) => ({ name: job.name, data: job.data, opts: jobOptions(job, this.opts.retry ?? DEFAULT_RETRY) }))),
+      (this.queues[lane] as Queue).addBulk(
+        list.map((job) => ({ name: job.name, data: job.data, opts: jobOptions(job, this.opts.retry ?? DEFAULT_RETRY) })),
+      ),
     );
     try {
       await withTimeout(Promise.all(adds), this.opts.addTimeoutMs ?? 1500);

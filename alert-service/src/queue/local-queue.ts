@@ -208,7 +208,10 @@ export class LocalJobQueue implements JobQueue {
     } catch (err) {
       const final = err instanceof UnrecoverableJobError || attempt >= this.maxAttempts;
       if (!final) {
-        prepared(this.db, "UPDATE jobs SET run_after = ? WHERE seq = ?").run(Date.now() + (this.opts.backoff ?? backoffMs)(attempt), job.seq);
+        prepared(this.db, "UPDATE jobs SET run_after = ? WHERE seq = ?").run(
+          Date.now() + (this.opts.backoff ?? backoffMs)(attempt),
+          job.seq,
+        );
         return;
       }
       this.opts.logger.error({ err, jobId: job.id, job: job.name, attempt }, "job failed for good");

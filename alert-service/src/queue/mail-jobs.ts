@@ -1,5 +1,5 @@
 import { AppError, type Logger, z } from "@tocsin/core";
-import { type MailDeps, digest, notify, send } from "../domain/mail/pipeline.js";
+import { digest, type MailDeps, notify, send } from "../domain/mail/pipeline.js";
 import { type DigestJob, type MailJobs, MailRejectedError, type NotifyJob, type SendJob } from "../domain/mail/ports.js";
 import { laneOf } from "./jobs.js";
 import { type JobQueue, type JobRunner, type RetryPolicy, UnrecoverableJobError } from "./queue.js";

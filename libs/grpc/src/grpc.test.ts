@@ -34,6 +34,9 @@ const handlers: ServiceHandlers<typeof def> = {
   async resolveRecipients() {
     return { recipients: [] };
   },
+  async resolveAlertRecipients() {
+    return { recipients: [] };
+  },
 };
 
 describe("grpc server and client, over the wire", () => {

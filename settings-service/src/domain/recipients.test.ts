@@ -97,7 +97,7 @@ describe("resolveRecipients over a store and a directory", () => {
     dir.addProject(100, "top/mid/app", [2, 1], []); // mid (2) is nearest, then top (1)
     dir.members.set(
       100,
-      [1, 2, 3, 4, 5].map((u) => ({ userId: u, email: `u${u}@example.com` })),
+      [1, 2, 3, 4, 5].map((u) => ({ userId: u, email: `u${u}@example.com`, accessLevel: 30, blocked: false })),
     );
   });
 
@@ -152,7 +152,12 @@ describe("resolveRecipients over a store and a directory", () => {
   it("resolves 1,000 members under a 5-level chain with one batched store read", async () => {
     const chain = [5, 4, 3, 2, 1];
     dir.addProject(100, "a/b/c/d/e/app", chain, []);
-    const members = Array.from({ length: 1000 }, (_, i) => ({ userId: i + 1, email: `m${i + 1}@example.com` }));
+    const members = Array.from({ length: 1000 }, (_, i) => ({
+      userId: i + 1,
+      email: `m${i + 1}@example.com`,
+      accessLevel: 30,
+      blocked: false,
+    }));
     dir.members.set(100, members);
     const levels: Level[] = ["watch", "disabled", "custom", "mention", "global"];
     for (const m of members) {

@@ -1,7 +1,7 @@
 import type { ServiceHandlers } from "@tocsin/grpc";
 import type { settingsV1 } from "@tocsin/proto";
-import type { Directory, SettingsStore } from "../domain/ports.js";
 import { resolveAlertRecipients } from "../domain/alert-recipients.js";
+import type { Directory, SettingsStore } from "../domain/ports.js";
 import { type RecipientQuery, resolveRecipients } from "../domain/recipients.js";
 import type { SettingsUseCases } from "../domain/settings.js";
 import { eventsChangeFromProto, settingToProto, sourceKindFromProto } from "./mapping.js";

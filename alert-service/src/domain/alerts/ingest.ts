@@ -1,4 +1,5 @@
 import { AppError, type CallContext, type Clock, invalidArgument, notFound } from "@tocsin/core";
+import type { MailJobs } from "../mail/ports.js";
 import type { IntegrationDirectory, IntegrationRuntime, ProjectAccess, Tier } from "../types.js";
 import type { AlertOutcome, NormalizedAlert } from "./model.js";
 import { normalizeGeneric } from "./normalize.js";
@@ -14,6 +15,8 @@ export interface IngestDeps {
   projects: ProjectAccess;
   integrations: IntegrationDirectory;
   clock: Clock;
+  /** The mail queue's notify step; without it no e-mail is sent. */
+  notifications?: Pick<MailJobs, "enqueueNotify">;
 }
 
 export interface IngestRequest {

@@ -1,5 +1,6 @@
 import type { Logger } from "@tocsin/core";
 import { AppError, type Clock } from "@tocsin/core";
+import type { MailJobs, Transition } from "../mail/ports.js";
 import { type Alert, type AlertAction, type AlertOutcome, statusNote } from "./model.js";
 import { type AlertJobs, type AlertsStores, laneKeyOf, type ProcessAlertJob } from "./ports.js";
 
@@ -7,6 +8,7 @@ export interface ProcessingDeps {
   stores: AlertsStores;
   jobs: Pick<AlertJobs, "enqueueIncident">;
   clock: Clock;
+  notifications?: Pick<MailJobs, "enqueueNotify">;
 }
 
 interface Step {
@@ -68,6 +70,30 @@ async function applyAlert(deps: ProcessingDeps, job: ProcessAlertJob): Promise<S
   throw new AppError("ABORTED", "CONTENTION", "alert changed concurrently too often");
 }
 
+/**
+ * E-mail (PRODUCT.md section 9): a new triggered alert and a recovery that resolves an open alert,
+ * when the project's `send_email` is on. Repeats (`incremented`), re-fires of acknowledged or
+ * ignored alerts (also `incremented`) and alerts created already resolved send nothing. The
+ * notify job is keyed by (alert, transition): a re-run of this step adds nothing new.
+ */
+function transitionOf(action: AlertAction): Transition | undefined {
+  if (action === "created") return "triggered";
+  if (action === "resolved") return "resolved";
+  return undefined;
+}
+
+async function notifyStep(deps: ProcessingDeps, job: ProcessAlertJob, step: Step): Promise<void> {
+  const transition = transitionOf(step.action);
+  if (!transition || !deps.notifications) return;
+  if (!(await deps.stores.incidents.settings(job.projectId)).sendEmail) return;
+  await deps.notifications.enqueueNotify({
+    requestId: job.requestId,
+    projectId: job.projectId,
+    alertId: step.alert.id,
+    transition,
+  });
+}
+
 /** Activity notes and incident jobs of a step; each is idempotent, so a re-run completes them. */
 async function followUp(deps: ProcessingDeps, job: ProcessAlertJob, step: Step): Promise<void> {
   const { alerts, incidents } = deps.stores;
@@ -103,6 +129,7 @@ export async function processAlertJob(deps: ProcessingDeps, job: ProcessAlertJob
   if (recorded) return recorded;
   const step = await applyAlert(deps, job);
   await followUp(deps, job, step);
+  await notifyStep(deps, job, step);
   const outcome = toOutcome(step.alert, step.action);
   await deps.stores.requests.recordJob(job.jobId, outcome, deps.clock.now());
   logger?.debug({ iid: outcome.iid, action: outcome.action }, "alert processed");

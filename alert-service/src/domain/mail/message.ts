@@ -101,9 +101,7 @@ export function renderAlertMail(
     subject,
     text,
     html,
-    ...(transition === "resolved"
-      ? { inReplyTo: alertMessageId(settings.externalUrl, alert.id, "triggered", to.userId) }
-      : {}),
+    ...(transition === "resolved" ? { inReplyTo: alertMessageId(settings.externalUrl, alert.id, "triggered", to.userId) } : {}),
     headers: listHeaders(project, alert.iid),
   };
 }

@@ -1,4 +1,5 @@
 import { KeyedLock } from "@tocsin/core";
+import { isDuplicateKey } from "@tocsin/store";
 import type { Db } from "mongodb";
 import type { MailStore, StormSlot } from "../../domain/mail/ports.js";
 
@@ -20,11 +21,6 @@ interface DeliveryDoc {
   message_id: string;
   delivered_at: Date;
 }
-
-const isDuplicateKey = (err: unknown) => {
-  const e = err as { code?: number; message?: string };
-  return e?.code === 11000 || /E11000|duplicate key|UNIQUE constraint failed/i.test(e?.message ?? "");
-};
 
 /**
  * MailStore on MongoDB (or FerretDB 1.x). Slot claims of one project are serialised in this
@@ -54,11 +50,7 @@ export async function createMongoMailStore(db: Db): Promise<MailStore> {
           window_start: open ? win.start_ms : atMs,
           seq: open ? win.count + 1 : 1,
         };
-        await windows.updateOne(
-          { _id: projectId },
-          { $set: { start_ms: doc.window_start, count: doc.seq } },
-          { upsert: true },
-        );
+        await windows.updateOne({ _id: projectId }, { $set: { start_ms: doc.window_start, count: doc.seq } }, { upsert: true });
         try {
           await slots.insertOne(doc);
         } catch (err) {

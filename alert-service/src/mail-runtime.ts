@@ -1,0 +1,122 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Clock, Logger } from "@tocsin/core";
+import type { Database } from "better-sqlite3";
+import type { Db } from "mongodb";
+import { createAlertRecipients } from "./clients/alert-recipients.js";
+import type { AlertServiceConfig } from "./config.js";
+import type { AlertStore } from "./domain/alerts/ports.js";
+import type { MailJobs, MailStore, MailTransport } from "./domain/mail/ports.js";
+import type { ProjectAccess } from "./domain/types.js";
+import { createMailMetrics } from "./mail/metrics.js";
+import { createOutboxTransport } from "./mail/outbox-transport.js";
+import { createSmtpTransport } from "./mail/smtp-transport.js";
+import { BullmqJobQueue } from "./queue/bullmq-queue.js";
+import { LocalJobQueue } from "./queue/local-queue.js";
+import { createMailJobRunner, createMailJobs, MAIL_LANES, mailQueueName, mailRetryPolicy } from "./queue/mail-jobs.js";
+import type { JobQueue } from "./queue/queue.js";
+import { createMongoMailStore } from "./store/mail/mongo-mail-store.js";
+import { createSqliteMailStore } from "./store/mail/sqlite-mail-store.js";
+
+export interface MailRuntimeOptions {
+  config: Pick<AlertServiceConfig, "mail" | "externalUrl" | "dataDir" | "settingsServiceAddr" | "alertServiceAddr">;
+  /** Exactly one of sqlite / mongo keeps the mail records (the alert database). */
+  sqlite?: Database;
+  mongo?: Db;
+  /** BullMQ with REDIS_URL; else the durable local queue `DATA_DIR/mail-queue.db`. */
+  redisUrl?: string;
+  queuePrefix?: string;
+  clock: Clock;
+  logger: Logger;
+}
+
+export interface MailRuntime {
+  /** The notify step, for alert processing. */
+  jobs: MailJobs;
+  /** Starts the mail workers (and the metrics server with METRICS_PORT). */
+  start(deps: { alerts: Pick<AlertStore, "getById">; projects: ProjectAccess }): Promise<void>;
+  /** The bound metrics port, once started with METRICS_PORT. */
+  metricsPort(): number | undefined;
+  healthy(): Promise<boolean>;
+  stop(): Promise<void>;
+}
+
+function queueOf(opts: MailRuntimeOptions): JobQueue {
+  const logger = opts.logger.child({ component: "mail-queue" });
+  const retry = mailRetryPolicy(opts.config.mail.retry);
+  if (opts.redisUrl)
+    return new BullmqJobQueue({
+      redisUrl: opts.redisUrl,
+      logger,
+      lanes: MAIL_LANES,
+      queueName: mailQueueName,
+      retry,
+      ...(opts.queuePrefix ? { prefix: opts.queuePrefix } : {}),
+    });
+  mkdirSync(opts.config.dataDir, { recursive: true });
+  return new LocalJobQueue({
+    file: join(opts.config.dataDir, "mail-queue.db"),
+    logger,
+    lanes: MAIL_LANES,
+    ordered: false,
+    maxAttempts: retry.maxAttempts,
+    backoff: retry.backoff,
+    // Finished jobs are remembered for a day, so a late duplicate notify or send is ignored.
+    retainMs: 24 * 3_600_000,
+  });
+}
+
+function transportOf(opts: MailRuntimeOptions): MailTransport {
+  const { smtpUrl } = opts.config.mail;
+  return smtpUrl ? createSmtpTransport({ url: smtpUrl }) : createOutboxTransport(join(opts.config.dataDir, "outbox"));
+}
+
+/** Wires the mail pipeline: its queue, store, transport, recipients client and metrics. */
+export async function createMailRuntime(opts: MailRuntimeOptions): Promise<MailRuntime> {
+  const { config, logger } = opts;
+  let store: MailStore;
+  if (opts.sqlite) store = createSqliteMailStore(opts.sqlite);
+  else if (opts.mongo) store = await createMongoMailStore(opts.mongo);
+  else throw new Error("mail runtime: a data store (sqlite or mongo) is required");
+  const queue = queueOf(opts);
+  const jobs = createMailJobs(queue);
+  const metrics = createMailMetrics(async () => (await queue.counts()).pending, logger);
+  let transport: MailTransport | undefined;
+  let recipients: ReturnType<typeof createAlertRecipients> | undefined;
+  let boundPort: number | undefined;
+  return {
+    jobs,
+    async start(deps) {
+      transport = transportOf(opts);
+      recipients = createAlertRecipients(config.settingsServiceAddr);
+      const runner = createMailJobRunner(
+        {
+          store,
+          alerts: deps.alerts,
+          projects: deps.projects,
+          recipients,
+          jobs,
+          transport,
+          metrics,
+          clock: opts.clock,
+          settings: { from: config.mail.from, externalUrl: config.externalUrl },
+          storm: config.mail.storm,
+        },
+        logger.child({ component: "mail-worker" }),
+      );
+      await queue.start(runner);
+      if (config.mail.metricsPort !== undefined) {
+        const host = config.alertServiceAddr.slice(0, config.alertServiceAddr.lastIndexOf(":"));
+        boundPort = await metrics.listen(config.mail.metricsPort, host);
+      }
+    },
+    metricsPort: () => boundPort,
+    healthy: () => queue.healthy(),
+    async stop() {
+      await queue.close();
+      transport?.close();
+      recipients?.close();
+      await metrics.close();
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import { SqliteSettingsStore } from "../store/sqlite-settings-store.js";
+import { FakeDirectory } from "../testing/fake-directory.js";
+import { resolveAlertRecipients } from "./alert-recipients.js";
+import type { Level } from "./events.js";
+
+describe("alert recipients (PRODUCT.md section 9)", () => {
+  let dir: FakeDirectory;
+  let store: SqliteSettingsStore;
+  const at = new Date("2026-01-01T00:00:00Z");
+  const save = (userId: number, sourceType: "global" | "group" | "project", sourceId: number, level: Level, email?: string) =>
+    store.apply(
+      { userId, sourceType, sourceId },
+      { defaultLevel: "global", level, events: {}, at, ...(email ? { notificationEmail: email } : {}) },
+    );
+  const resolve = async () =>
+    (await resolveAlertRecipients({ store, directory: dir }, 100, { requestId: "t" })).map((r) => `${r.userId}:${r.email}`);
+
+  beforeEach(() => {
+    dir = new FakeDirectory();
+    store = new SqliteSettingsStore(":memory:");
+    dir.addProject(100, "grp/app", [10], []);
+    dir.members.set(100, [
+      { userId: 1, email: "owner@x", accessLevel: 50, blocked: false },
+      { userId: 2, email: "maint@x", accessLevel: 40, blocked: false },
+      { userId: 3, email: "dev@x", accessLevel: 30, blocked: false },
+      { userId: 4, email: "blocked@x", accessLevel: 40, blocked: true },
+      { userId: 5, email: "pdis@x", accessLevel: 40, blocked: false },
+      { userId: 6, email: "gdis@x", accessLevel: 50, blocked: false },
+    ]);
+  });
+
+  it("Owners and Maintainers, not blocked, not disabled (on the project or inherited from a group)", async () => {
+    await save(5, "project", 100, "disabled");
+    await save(6, "group", 10, "disabled");
+    expect(await resolve()).toEqual(["1:owner@x", "2:maint@x"]);
+  });
+
+  it("uses the notification e-mail, and any level but disabled (global disabled counts too)", async () => {
+    await save(1, "global", 0, "mention", "alerts@x");
+    await save(2, "global", 0, "disabled");
+    await save(6, "project", 100, "watch");
+    await save(6, "group", 10, "disabled");
+    expect(await resolve()).toEqual(["1:alerts@x", "5:pdis@x", "6:gdis@x"]);
+  });
+});
