@@ -1,12 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startAlertService } from "@tocsin/alert-service";
-import { startAuthService } from "@tocsin/auth-service";
-import { silentLogger } from "@tocsin/core";
-import { startGateway } from "@tocsin/gateway";
-import { startSettingsService } from "@tocsin/settings-service";
 import { api } from "./api.js";
+import { bootAlert, bootAuth, bootGateway, bootSettings } from "./harness.js";
 
 /**
  * The whole system in-process for the alert e-mail tests: like tests/harness.ts, plus
@@ -27,20 +23,19 @@ let counter = 0;
 export async function startMailSystem(env: Record<string, string>): Promise<MailSystem> {
   const dataDir = mkdtempSync(join(tmpdir(), "tocsin-mail-system-"));
   const adminToken = "admin-token-for-mail-tests-0123456789";
-  const logger = silentLogger();
   const db = (s: string) => `tocsin_mail_${s}_${process.pid}_${Date.now().toString(36)}_${++counter}`;
   const base = { LOG_LEVEL: "silent", ADMIN_TOKEN: adminToken, SECRET_KEY: "test-secret-key-0123456789abcdef", ...env };
-  const auth = await startAuthService(
+  const auth = await bootAuth(
     { ...base, AUTH_SERVICE_ADDR: "127.0.0.1:0", DATA_DIR: join(dataDir, "auth"), MONGO_DB: db("auth") },
-    { logger },
+    {},
   );
   const withAuth = { ...base, AUTH_SERVICE_ADDR: auth.address };
-  const settings = await startSettingsService(
+  const settings = await bootSettings(
     { ...withAuth, SETTINGS_SERVICE_ADDR: "127.0.0.1:0", DATA_DIR: join(dataDir, "settings"), MONGO_DB: db("settings") },
-    { logger },
+    {},
   );
   const alertDataDir = join(dataDir, "alert");
-  const alert = await startAlertService(
+  const alert = await bootAlert(
     {
       ...withAuth,
       ALERT_SERVICE_ADDR: "127.0.0.1:0",
@@ -49,11 +44,11 @@ export async function startMailSystem(env: Record<string, string>): Promise<Mail
       MONGO_DB: db("alert"),
       METRICS_PORT: "0",
     },
-    { logger },
+    {},
   );
-  const gateway = await startGateway(
+  const gateway = await bootGateway(
     { ...withAuth, PORT: "0", ALERT_SERVICE_ADDR: alert.address, SETTINGS_SERVICE_ADDR: settings.address },
-    { logger },
+    {},
   );
   const metricsUrl = `http://127.0.0.1:${alert.metricsPort}/metrics`;
   return {

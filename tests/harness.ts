@@ -66,7 +66,13 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     deps,
   );
   const alert = await bootAlert(
-    { ...withAuth, ALERT_SERVICE_ADDR: "127.0.0.1:0", DATA_DIR: join(dataDir, "alert"), MONGO_DB: uniqueDb("alert") },
+    {
+      ...withAuth,
+      ALERT_SERVICE_ADDR: "127.0.0.1:0",
+      SETTINGS_SERVICE_ADDR: settings.address,
+      DATA_DIR: join(dataDir, "alert"),
+      MONGO_DB: uniqueDb("alert"),
+    },
     deps,
   );
   const gateway = await bootGateway(

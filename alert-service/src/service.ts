@@ -14,8 +14,8 @@ import { type AlertsModule, createAlertsModule } from "./domain/alerts/module.js
 import type { AlertsStores } from "./domain/alerts/ports.js";
 import { createIntegrationsModule } from "./domain/integrations/module.js";
 import type { IntegrationStore } from "./domain/integrations/types.js";
-import type { IntegrationDirectory, ProjectAccess } from "./domain/types.js";
 import type { MailJobs } from "./domain/mail/ports.js";
+import type { IntegrationDirectory, ProjectAccess } from "./domain/types.js";
 import { alertHandlers } from "./handlers/alerts.js";
 import { integrationHandlers } from "./handlers/integrations.js";
 import { createMailRuntime } from "./mail-runtime.js";

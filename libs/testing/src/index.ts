@@ -1,2 +1,3 @@
 export * from "./backends.js";
 export * from "./ports.js";
+export * from "./until.js";

@@ -1,6 +1,6 @@
+import { prepared } from "@tocsin/store";
 import type { Database } from "better-sqlite3";
 import type { MailStore, StormSlot } from "../../domain/mail/ports.js";
-import { prepared } from "@tocsin/store";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS mail_windows (
