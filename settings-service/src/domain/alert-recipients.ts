@@ -23,8 +23,8 @@ export async function resolveAlertRecipients(
   projectId: number,
   ctx: CallContext,
 ): Promise<AlertRecipient[]> {
-  const project = await deps.directory.getProject(String(projectId), undefined, ctx.requestId);
-  const members = (await deps.directory.listProjectMembers(project.id, ctx.requestId)).filter(
+  const project = await deps.directory.getProject(String(projectId), undefined, ctx);
+  const members = (await deps.directory.listProjectMembers(project.id, ctx)).filter(
     (m) => m.accessLevel >= ALERT_MIN_ACCESS_LEVEL && !m.blocked,
   );
   if (members.length === 0) return [];
