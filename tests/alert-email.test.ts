@@ -93,7 +93,7 @@ for (const combo of combos) {
       u.owner = owner;
       const group = await seedGroup(sys.url, owner.token, { path: "ops" });
       project = await seedProject(sys.url, owner.token, { path: "web", namespaceId: group.id });
-      for (const name of ["maint", "dev", "pdis", "gdis", "bounce"])
+      for (const name of ["maint", "dev", "pdis", "gdis", "bounce", "blocked"])
         u[name] = await seedUser(sys.url, sys.adminToken, { username: name });
       const id = (n: string) => u[n]?.user.id as number;
       await addMember(sys.url, owner.token, "groups", group.id, id("maint"), 40);
@@ -101,6 +101,9 @@ for (const combo of combos) {
       await addMember(sys.url, owner.token, "projects", project.id, id("dev"), 30);
       await addMember(sys.url, owner.token, "projects", project.id, id("pdis"), 40);
       await addMember(sys.url, owner.token, "projects", project.id, id("bounce"), 40);
+      await addMember(sys.url, owner.token, "groups", group.id, id("blocked"), 50);
+      const block = await api(sys.url, sys.adminToken).post(`/api/v4/users/${id("blocked")}/block`);
+      expect(block.status, block.text).toBe(201);
       const level = async (who: string, path: string) => {
         const res = await api(sys.url, u[who]?.token).put(`/api/v4/${path}/notification_settings?level=disabled`);
         expect(res.status, res.text).toBe(200);
@@ -116,7 +119,7 @@ for (const combo of combos) {
       await sink?.stop();
     });
 
-    it("a new alert mails each Owner and Maintainer once; Developers and disabled levels get none; a 550 drops only its address", async () => {
+    it("a new alert mails each Owner and Maintainer once; Developers, disabled levels and blocked users get none; a 550 drops only its address", async () => {
       await postAlert(integration, {
         title: "Disk full",
         fingerprint: "disk-1",
@@ -129,7 +132,7 @@ for (const combo of combos) {
       const subject = "ops/web | Alert: Disk full";
       await until(() => count("owner", subject) === 1 && count("maint", subject) === 1);
       await until(async () => (await sys.metric("tocsin_mail_dropped_total")) >= 1);
-      for (const who of ["dev", "pdis", "gdis", "bounce"]) expect(subjects(who), who).toEqual([]);
+      for (const who of ["dev", "pdis", "gdis", "bounce", "blocked"]) expect(subjects(who), who).toEqual([]);
 
       const mail = sink.to(owner.user.email)[0] as ParsedMail;
       const link = "https://tocsin.example.com/ops/web/-/alert_management/1/details";
@@ -161,10 +164,10 @@ for (const combo of combos) {
         expect([reply.references].flat()).toContain(first.messageId);
         expect(reply.text).toContain("2026-11-21T10:05:00.000Z");
       }
-      for (const who of ["dev", "pdis", "gdis"]) expect(subjects(who), who).toEqual([]);
+      for (const who of ["dev", "pdis", "gdis", "blocked"]) expect(subjects(who), who).toEqual([]);
     });
 
-    it("a level changed to disabled applies to the very next alert", async () => {
+    it("a level changed to disabled, a block and an unblock apply to the very next alert", async () => {
       const res = await api(sys.url, u.maint?.token).put(`/api/v4/projects/${project.id}/notification_settings?level=disabled`);
       expect(res.status).toBe(200);
       await postAlert(integration, { title: "CPU hot", fingerprint: "cpu-1" });
@@ -172,6 +175,15 @@ for (const combo of combos) {
       expect(count("maint", "ops/web | Alert: CPU hot")).toBe(0);
       const back = await api(sys.url, u.maint?.token).put(`/api/v4/projects/${project.id}/notification_settings?level=global`);
       expect(back.status).toBe(200);
+      // Blocking takes effect on the next alert too, and unblocking brings the mails back.
+      const admin = api(sys.url, sys.adminToken);
+      expect((await admin.post(`/api/v4/users/${u.maint?.user.id}/block`)).status).toBe(201);
+      await postAlert(integration, { title: "Memory low", fingerprint: "mem-1" });
+      await until(() => count("owner", "ops/web | Alert: Memory low") === 1);
+      expect(count("maint", "ops/web | Alert: Memory low")).toBe(0);
+      expect((await admin.post(`/api/v4/users/${u.maint?.user.id}/unblock`)).status).toBe(201);
+      await postAlert(integration, { title: "Memory low again", fingerprint: "mem-2" });
+      await until(() => count("maint", "ops/web | Alert: Memory low again") === 1);
     });
 
     it("with the SMTP server down for a while, the mails arrive once it is back, each once", async () => {

@@ -27,7 +27,6 @@ export const STUB_USER: authV1.User = {
   name: "Alice",
   email: "alice@example.com",
   isAdmin: false,
-  blocked: false,
   createdAt: new Date("2026-01-02T03:04:05.678Z"),
   namespaceId: 11,
   blocked: false,
