@@ -1,8 +1,8 @@
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from "node:crypto";
 import { invalidArgument } from "@tocsin/core";
 
-export const PASSWORD_MIN_LENGTH = 8;
-export const PASSWORD_MAX_LENGTH = 128;
+const PASSWORD_MIN_LENGTH = 8;
+const PASSWORD_MAX_LENGTH = 128;
 
 /** scrypt cost N=2^15, r=8, p=1 (≈32 MiB, tens of milliseconds): slow for a guesser, fine for a sign-in. */
 const DEFAULT_PARAMS = { N: 32768, r: 8, p: 1 } as const;

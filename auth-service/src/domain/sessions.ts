@@ -6,17 +6,17 @@ import type { SignInThrottle } from "./sign-in-throttle.js";
 import type { AuthStore } from "./store.js";
 import type { SessionRecord, UserRecord } from "./types.js";
 
-export const SESSION_IDLE_MS = 7 * 24 * 3600_000;
+const SESSION_IDLE_MS = 7 * 24 * 3600_000;
 /** The idle clock is written at most this often, so that a busy console costs no write per request. */
-export const SESSION_TOUCH_INTERVAL_MS = 3600_000;
-export const INVALID_LOGIN_MESSAGE = "Invalid login or password.";
-export const BLOCKED_MESSAGE = "403 Forbidden - Your account has been blocked.";
+const SESSION_TOUCH_INTERVAL_MS = 3600_000;
+const INVALID_LOGIN_MESSAGE = "Invalid login or password.";
+const BLOCKED_MESSAGE = "403 Forbidden - Your account has been blocked.";
 
-export const invalidLogin = () => unauthenticated("LOGIN_INVALID", INVALID_LOGIN_MESSAGE);
+const invalidLogin = () => unauthenticated("LOGIN_INVALID", INVALID_LOGIN_MESSAGE);
 export const userBlocked = () => new AppError("PERMISSION_DENIED", "USER_BLOCKED", BLOCKED_MESSAGE);
 
 /** The CSRF token of a session: derived from the plain token, which only the browser and the request carry. */
-export function csrfTokenFor(sessionToken: string): string {
+function csrfTokenFor(sessionToken: string): string {
   return createHash("sha256").update(`tocsin-csrf:${sessionToken}`, "utf8").digest("base64url");
 }
 

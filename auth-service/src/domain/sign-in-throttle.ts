@@ -1,8 +1,8 @@
 import type { Clock } from "@tocsin/core";
 import type { AuthStore } from "./store.js";
 
-export const MAX_FAILED_SIGN_INS = 10;
-export const FAILURE_WINDOW_MS = 10 * 60_000;
+const MAX_FAILED_SIGN_INS = 10;
+const FAILURE_WINDOW_MS = 10 * 60_000;
 export const LOCK_MS = 10 * 60_000;
 
 /**

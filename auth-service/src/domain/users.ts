@@ -23,7 +23,7 @@ export interface UpdateUserInput {
   admin?: boolean;
 }
 
-export const CURRENT_PASSWORD_MESSAGE = "Current password is invalid";
+const CURRENT_PASSWORD_MESSAGE = "Current password is invalid";
 
 /** Users, their e-mail addresses, passwords and blocking. */
 export class UserService {

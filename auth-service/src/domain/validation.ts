@@ -12,8 +12,8 @@ const USERNAME_MESSAGE =
   "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'.";
 
 /** Top-level paths that would shadow console and API addresses (PRODUCT.md section 8). */
-export const RESERVED_TOP_LEVEL_PATHS: readonly string[] = ["users", "admin", "api", "assets", "-", "metrics"];
-export const RESERVED_MESSAGE = `is reserved (${RESERVED_TOP_LEVEL_PATHS.join(", ")} cannot be top-level paths)`;
+const RESERVED_TOP_LEVEL_PATHS: readonly string[] = ["users", "admin", "api", "assets", "-", "metrics"];
+const RESERVED_MESSAGE = `is reserved (${RESERVED_TOP_LEVEL_PATHS.join(", ")} cannot be top-level paths)`;
 
 /** Rejects a top-level username or group path that is reserved (case-insensitive). */
 export function rejectReserved(field: "username" | "path", value: string): string {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import express, { type NextFunction, type Request, type Response, Router } from "express";
 
 /** Headers of every console page (PRODUCT.md section 8). */
-export const CONSOLE_HEADERS = {
+const CONSOLE_HEADERS = {
   "Content-Security-Policy": "default-src 'self'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
   "X-Frame-Options": "DENY",
   "Referrer-Policy": "same-origin",
@@ -40,7 +40,8 @@ export function consoleRoutes(dir: string): Router {
   router.use((req: Request, res: Response, next: NextFunction) => {
     if ((req.method !== "GET" && req.method !== "HEAD") || !wantsHtml(req) || NOT_CONSOLE.test(req.path)) return next();
     readFile(join(dir, "index.html"))
-      .then((html) => res.status(200).set(CONSOLE_HEADERS).type("html").send(html))
+      // The same address answers JSON to API clients: caches must key on Accept.
+      .then((html) => res.status(200).set(CONSOLE_HEADERS).vary("Accept").type("html").send(html))
       .catch((err: NodeJS.ErrnoException) => {
         if (err.code !== "ENOENT") return next(err);
         res

@@ -1,13 +1,13 @@
 import type { CookieOptions, Request, Response } from "express";
 import type { GatewayConfig } from "../config.js";
 
-export const SESSION_COOKIE = "_tocsin_session";
+const SESSION_COOKIE = "_tocsin_session";
 export const CSRF_HEADER = "X-CSRF-Token";
 /** The browser keeps the cookie as long as the server keeps an idle session (7 days). */
 const COOKIE_MAX_AGE_MS = 7 * 24 * 3600_000;
 
 /** The value of one cookie of the request, or undefined. */
-export function readCookie(req: Request, name: string): string | undefined {
+function readCookie(req: Request, name: string): string | undefined {
   const header = req.get("cookie");
   if (!header) return undefined;
   for (const part of header.split(";")) {
