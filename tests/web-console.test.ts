@@ -150,8 +150,10 @@ describe.skipIf(chromiumMissing || !webBuilt).each(backends)("web console journe
       service: "postgres",
       custom: { region: "eu-west", nested: { rack: "r12" } },
     };
+    // The URL shows EXTERNAL_URL (unset here: localhost:8080); the gateway under test is on a free port.
+    const webhook = `${system.url}${new URL(url).pathname}`;
     const post = (token: string) =>
-      fetch(url, {
+      fetch(webhook, {
         method: "POST",
         headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
         body: JSON.stringify(payload),
