@@ -81,10 +81,10 @@ export async function seriousA11yViolations(page: Page): Promise<string[]> {
 }
 
 /** A full-page screenshot into .tmp/screenshots/<name>.png (a test artifact, not committed). */
-export async function screenshot(page: Page, name: string): Promise<string> {
+export async function screenshot(page: Page, name: string, fullPage = true): Promise<string> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const path = join(SCREENSHOTS, `${name}.png`);
-  await page.screenshot({ path, fullPage: true });
+  await page.screenshot({ path, fullPage });
   return path;
 }
 

@@ -95,6 +95,11 @@ describe.skipIf(chromiumMissing || !webBuilt)("web console: roles, not-found and
     // The alerts list and its details are open to Developers.
     await page.getByRole("navigation", { name: "Project" }).getByRole("link", { name: "Alerts" }).click();
     await page.getByRole("link", { name: "Test alert from the Tocsin console" }).waitFor();
+    await page.getByRole("navigation", { name: "Project" }).getByRole("link", { name: "Incidents" }).click();
+    await page.getByRole("heading", { name: "Incidents", level: 1 }).waitFor();
+    await page.getByText("No incidents to display.").waitFor();
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await screenshot(page, "incidents-list");
     expect(problems).toEqual([]);
   }, 60_000);
 

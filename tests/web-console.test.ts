@@ -28,9 +28,9 @@ const PASSWORD = "maria-password-123";
 const POLL = { timeout: 20_000 };
 
 /** Every page of the journey passes axe with no serious or critical violation, and is photographed. */
-async function checkPage(tab: Tab, name: string, shots: boolean) {
+async function checkPage(tab: Tab, name: string, shots: boolean, fullPage = true) {
   expect(await seriousA11yViolations(tab.page), `accessibility of ${name}`).toEqual([]);
-  if (shots) await screenshot(tab.page, name);
+  if (shots) await screenshot(tab.page, name, fullPage);
 }
 
 async function signIn(page: Page, login: string, password: string) {
@@ -222,7 +222,7 @@ describe.skipIf(chromiumMissing || !webBuilt).each(backends)("web console journe
     await page.getByRole("button", { name: "Reset key" }).click();
     const dialog = page.getByRole("dialog", { name: "Reset key" });
     await dialog.waitFor();
-    await checkPage(tab, "settings-reset-key-dialog", shots);
+    await checkPage(tab, "settings-reset-key-dialog", shots, false);
     await dialog.getByRole("button", { name: "Reset key" }).click();
     await page.getByRole("status").filter({ hasText: "The authorization key was reset." }).waitFor();
     const newKey = await page.getByLabel("Authorization key").inputValue();

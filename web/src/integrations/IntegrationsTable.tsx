@@ -30,7 +30,7 @@ export function IntegrationsTable({ integrations, onEdit, onDelete }: Props) {
             <td className="actions">
               {i.type === "opsgenie" ? (
                 <a href="#opsgenie-title" aria-label={`Edit ${i.name}`}>
-                  Edit below
+                  Edit
                 </a>
               ) : (
                 <button type="button" onClick={() => onEdit(i)} aria-label={`Edit ${i.name}`}>

@@ -58,8 +58,8 @@ export function ViewCredentials({ fullPath, integration }: { fullPath: string; i
         onConfirm={() => reset.mutate(undefined, { onSettled: () => setConfirming(false) })}
       >
         <p>
-          Resetting the authorization key for this project will require updating the authorization key in every alert source it is
-          enabled in.
+          Resetting the authorization key of this integration will require updating it in every alert source that sends to it. The
+          old key stops working at once.
         </p>
       </ConfirmDialog>
     </div>
