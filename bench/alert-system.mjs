@@ -114,9 +114,44 @@ export function machineCpu() {
 /**
  * Starts redis (when `queue` is "redis"), auth, settings, alert-service and the gateway.
  * Resolves to `{ url, alertAddr, procs: {name: pid}, dataDir, stop() }`.
- * @param {{ queue: "redis" | "local", nodeArgs?: Record<string, string[]> }} options
+ * `env` adds variables to every service (e.g. `MONGO_URL` for the MongoDB stores).
+ * @param {{ queue: "redis" | "local", nodeArgs?: Record<string, string[]>, env?: Record<string, string> }} options
  */
-export async function startSystem({ queue, nodeArgs = {} }) {
+/**
+ * Starts FerretDB (`FERRETDB_BIN`, else the repo's `.tmp/bin/ferretdb`) on free loopback ports:
+ * `handler` "sqlite" (files in a temporary folder) or "postgresql" (`postgresUrl`). Resolves to
+ * `{ url, metricsUrl, stop() }`; `metricsUrl` serves its Prometheus counters.
+ */
+export async function startFerretDb({ handler = "sqlite", postgresUrl } = {}) {
+  const [port, debugPort] = await Promise.all([freePort(), freePort()]);
+  const dir = mkdtempSync(join(tmpdir(), "tocsin-bench-ferretdb-"));
+  const backend =
+    handler === "postgresql"
+      ? ["--handler=postgresql", `--postgresql-url=${postgresUrl}`]
+      : ["--handler=sqlite", `--sqlite-url=file:${dir}/`];
+  const args = [
+    ...backend,
+    `--listen-addr=127.0.0.1:${port}`,
+    "--telemetry=disable",
+    `--state-dir=${dir}`,
+    "--log-level=error",
+    `--debug-addr=127.0.0.1:${debugPort}`,
+  ];
+  const bin = process.env.FERRETDB_BIN ?? join(ROOT, ".tmp", "bin", "ferretdb");
+  const proc = launch("ferretdb", bin, args, { PATH: process.env.PATH });
+  await waitPort(proc, port);
+  return {
+    url: `mongodb://127.0.0.1:${port}/`,
+    metricsUrl: `http://127.0.0.1:${debugPort}/debug/metrics`,
+    pid: proc.pid,
+    stop: async () => {
+      await stopProc(proc);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function startSystem({ queue, nodeArgs = {}, env: extraEnv = {} }) {
   const dataDir = mkdtempSync(join(tmpdir(), "tocsin-alert-bench-"));
   const procs = [];
   const stop = async () => {
@@ -143,6 +178,7 @@ export async function startSystem({ queue, nodeArgs = {} }) {
       AUTH_SERVICE_ADDR: `127.0.0.1:${authPort}`,
       SETTINGS_SERVICE_ADDR: `127.0.0.1:${settingsPort}`,
       ALERT_SERVICE_ADDR: `127.0.0.1:${alertPort}`,
+      ...extraEnv,
     };
     if (queue === "redis") {
       const args = ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dataDir];

@@ -112,7 +112,13 @@ export interface RequestLog {
     now: Date,
   ): Promise<{ answer: IngestAnswer; existed: boolean }>;
   release(integrationId: number, key: string): Promise<void>;
-  /** Remembers that a job finished, with its outcome. */
+  /**
+   * Notes that a process-alert job starts. `outcome` when it finished before; `firstRun` only when
+   * the store knows that no earlier attempt began (the job need not look for changes of its own
+   * then). A store that cannot tell answers `firstRun: false`.
+   */
+  startJob(jobId: string, at: Date): Promise<{ outcome?: AlertOutcome; firstRun: boolean }>;
+  /** Remembers that a job finished, with its outcome (the first outcome recorded stays). */
   recordJob(jobId: string, outcome: AlertOutcome, at: Date): Promise<void>;
   jobOutcome(jobId: string): Promise<AlertOutcome | undefined>;
   /** Drops expired idempotency records and job records older than `before`. */

@@ -33,11 +33,12 @@ function actionFor(job: ProcessAlertJob, created: boolean): AlertAction {
  * Applies one alert (PRODUCT.md section 6). Idempotent: every change is written together with
  * the job id (`opKey`), so a re-run finds its earlier change instead of repeating it.
  */
-async function applyAlert(deps: ProcessingDeps, job: ProcessAlertJob): Promise<Step> {
+async function applyAlert(deps: ProcessingDeps, job: ProcessAlertJob, firstRun: boolean): Promise<Step> {
   const { alerts } = deps.stores;
   const { alert: input, jobId: op, projectId } = job;
   for (let race = 0; race < MAX_RACES; race++) {
-    const prior = await alerts.findByOp(projectId, op);
+    // A first run has changed nothing yet; a re-run or a lost race looks for its earlier change.
+    const prior = firstRun && race === 0 ? undefined : await alerts.findByOp(projectId, op);
     if (prior) return { alert: prior.alert, action: actionFor(job, prior.created) };
     const now = deps.clock.now();
     if (input.fingerprint) {
@@ -125,9 +126,9 @@ export function toOutcome(alert: Alert, action: AlertAction): AlertOutcome {
 
 /** The process-alert job: returns what happened to the alert. */
 export async function processAlertJob(deps: ProcessingDeps, job: ProcessAlertJob, logger?: Logger): Promise<AlertOutcome> {
-  const recorded = await deps.stores.requests.jobOutcome(job.jobId);
-  if (recorded) return recorded;
-  const step = await applyAlert(deps, job);
+  const start = await deps.stores.requests.startJob(job.jobId, deps.clock.now());
+  if (start.outcome) return start.outcome;
+  const step = await applyAlert(deps, job, start.firstRun);
   await followUp(deps, job, step);
   await notifyStep(deps, job, step);
   const outcome = toOutcome(step.alert, step.action);

@@ -133,6 +133,18 @@ export function describeAlertsStoresContract(
       await s.alerts.setStatus(second.id, "resolved", at, at);
       const reopened = await s.alerts.setStatus(first.id, "triggered", undefined, at);
       expect(reopened).toMatchObject({ status: "triggered", endedAt: undefined });
+      expect((await s.alerts.findOpen(p, "g"))?.id).toBe(first.id);
+      expect(await reason(s.alerts.create(alertInput(p, { fingerprint: "g" })))).toBe("OPEN_ALERT_EXISTS");
+    });
+
+    it("finds the open alert of a fingerprint after resolves and new alerts", async () => {
+      const p = nextProject();
+      const first = await s.alerts.create(alertInput(p, { fingerprint: "h" }));
+      await s.alerts.resolve(first.id, at, op(), at);
+      expect(await s.alerts.findOpen(p, "h")).toBeUndefined();
+      const second = await s.alerts.create(alertInput(p, { fingerprint: "h" }));
+      expect((await s.alerts.findOpen(p, "h"))?.id).toBe(second.id);
+      expect(await s.alerts.findOpen(p + 1000, "h")).toBeUndefined();
     });
 
     it("lists with status filter, search, order and paging", async () => {
@@ -231,6 +243,16 @@ export function describeAlertsStoresContract(
       expect(expired).toEqual({ answer: { requestId: "r4", fingerprints: [] }, existed: false });
       await s.requests.release(3, key);
       expect((await s.requests.reserve(3, key, { requestId: "r5", fingerprints: [] }, later, at)).existed).toBe(false);
+    });
+
+    it("tells a re-run of a job from its first run, and hands back a finished job's outcome", async () => {
+      const id = `job-${op()}`;
+      const outcome = { iid: 3, title: "t", status: "triggered" as const, events: 1, action: "created" as const };
+      const first = await s.requests.startJob(id, at);
+      expect(first.outcome).toBeUndefined();
+      expect(await s.requests.startJob(id, at)).toEqual({ outcome: undefined, firstRun: false });
+      await s.requests.recordJob(id, outcome, at);
+      expect(await s.requests.startJob(id, at)).toEqual({ outcome, firstRun: false });
     });
 
     it("remembers processed jobs until purged", async () => {

@@ -4,10 +4,12 @@ import type { Db, Filter } from "mongodb";
 import type { ActivityEntry, Alert, AlertStatus } from "../../domain/alerts/model.js";
 import type { AlertQuery, AlertStore, NewAlert } from "../../domain/alerts/ports.js";
 import { opApplied, openAlertExists, RESOLVED, severityCode, severityOf, statusCode, statusOf } from "./codes.js";
-import { activitySeq, COLLECTIONS, INSERT_RETRIES } from "./mongo-common.js";
+import { activitySeq, COLLECTIONS, IdBlocks, INSERT_RETRIES } from "./mongo-common.js";
 
 interface AlertDoc {
-  _id: number;
+  /** The alert id as a string: FerretDB 1.x answers `{ _id: "<string>" }` from its primary key. */
+  _id: string;
+  id: number;
   project_id: number;
   iid: number;
   integration_id: number;
@@ -35,6 +37,12 @@ interface AlertDoc {
   updated_at: Date;
 }
 
+/** `open_alerts`: where to find the unresolved alert of `<project>:<fingerprint>` (its `_id`). */
+interface OpenDoc {
+  _id: string;
+  alert_id: number;
+}
+
 interface ActivityDoc {
   _id: string;
   alert_id: number;
@@ -51,7 +59,7 @@ const openKey = (projectId: number, fingerprint: string | null, status: number, 
 
 function toAlert(d: AlertDoc): Alert {
   return {
-    id: d._id,
+    id: d.id,
     projectId: d.project_id,
     iid: d.iid,
     integrationId: d.integration_id,
@@ -76,15 +84,38 @@ function toAlert(d: AlertDoc): Alert {
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
+/**
+ * Alerts on MongoDB or FerretDB. Every lookup on the processing path is an `_id` equality, the only
+ * filter FerretDB 1.x (SQLite backend) pushes down instead of scanning the collection:
+ * alerts by `String(id)`, the open alert of a fingerprint through `open_alerts` (`_id` =
+ * `<project>:<fingerprint>`), sequences by name. The one-open-alert rule stays a unique index
+ * over `open_key` in `alerts`; `open_alerts` is only a signpost, checked against the alert it
+ * names (a stale one, left by a resolve or a crash, is ignored, and a missing one is restored
+ * when an insert hits the index).
+ */
 export class MongoAlertStore implements AlertStore {
   private readonly lock = new KeyedLock<number>();
   private readonly sequences: MongoSequences;
+  private readonly ids: IdBlocks;
 
-  constructor(private readonly db: Db) {
+  /**
+   * `conditionalFilters`: put the conditions of a change in its filter (MongoDB: atomic, and
+   * served by the `_id` index). Off on FerretDB, whose updates are not atomic anyway and which
+   * scans for any filter but a bare `_id`: there the conditions are checked on the document read
+   * by `_id` under the per-alert lock (see docs/architecture.md).
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly conditionalFilters = true,
+  ) {
     this.sequences = new MongoSequences(db);
+    this.ids = new IdBlocks(this.sequences, "alerts");
   }
   private get alerts() {
     return this.db.collection<AlertDoc>(COLLECTIONS.alerts);
+  }
+  private get openCol() {
+    return this.db.collection<OpenDoc>(COLLECTIONS.openAlerts);
   }
   private get activityCol() {
     return this.db.collection<ActivityDoc>(COLLECTIONS.activity);
@@ -94,12 +125,14 @@ export class MongoAlertStore implements AlertStore {
     const a = input.alert;
     const status = statusCode(input.status);
     const fingerprint = a.fingerprint ?? null;
-    const wouldBeOpen = fingerprint !== null && status !== RESOLVED;
+    const openAs = fingerprint !== null && status !== RESOLVED ? `${input.projectId}:${fingerprint}` : undefined;
+    // No look-up first: the caller has just looked for the open alert, and the unique indexes
+    // answer a conflict (an iid is then lost, only in that race).
     for (let attempt = 0; attempt < INSERT_RETRIES; attempt++) {
-      if (wouldBeOpen && (await this.findOpen(input.projectId, fingerprint))) throw openAlertExists();
-      const id = await this.sequences.next("alerts");
+      const id = await this.ids.next();
       const doc: AlertDoc = {
-        _id: id,
+        _id: String(id),
+        id,
         project_id: input.projectId,
         iid: await this.sequences.next(`alerts:${input.projectId}`),
         integration_id: input.integrationId,
@@ -120,25 +153,49 @@ export class MongoAlertStore implements AlertStore {
         create_op: input.opKey,
         applied_ops: [input.opKey],
         rev: 1,
-        open_key: openKey(input.projectId, fingerprint, status, id),
+        open_key: openAs ?? `closed:${id}`,
         created_at: input.at,
         updated_at: input.at,
       };
       try {
         await this.alerts.insertOne(doc);
-        return toAlert(doc);
       } catch (err) {
         if (!isDuplicateKey(err)) throw err;
+        // Rare paths, allowed to scan: which unique rule was hit?
         if (await this.alerts.findOne({ create_op: input.opKey })) throw opApplied();
-        // Otherwise an open alert appeared (checked at the top) or the id/iid was taken: again.
+        const open = openAs ? await this.alerts.findOne({ open_key: openAs }) : null;
+        if (open && openAs) {
+          await this.signpost(openAs, open.id);
+          throw openAlertExists();
+        }
+        continue; // the id or iid was taken (another process): again
       }
+      if (openAs) await this.signpost(openAs, id);
+      return toAlert(doc);
     }
     throw new Error("could not allocate an alert iid");
   }
 
+  /**
+   * Points `openKey` at the alert. An insert for a fingerprint seen for the first time (FerretDB
+   * 1.x reads the whole collection for every update, even by `_id`, but not for an insert); an
+   * update when the fingerprint had an alert before.
+   */
+  private async signpost(openKey: string, alertId: number) {
+    try {
+      await this.openCol.insertOne({ _id: openKey, alert_id: alertId });
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+      await this.openCol.updateOne({ _id: openKey }, { $set: { alert_id: alertId } });
+    }
+  }
+
   async findOpen(projectId: number, fingerprint: string) {
-    const d = await this.alerts.findOne({ open_key: `${projectId}:${fingerprint}` });
-    return d ? toAlert(d) : undefined;
+    const key = `${projectId}:${fingerprint}`;
+    const sign = await this.openCol.findOne({ _id: key });
+    if (!sign) return undefined;
+    const d = await this.alerts.findOne({ _id: String(sign.alert_id) });
+    return d && d.open_key === key ? toAlert(d) : undefined;
   }
 
   async findByOp(projectId: number, opKey: string) {
@@ -152,15 +209,23 @@ export class MongoAlertStore implements AlertStore {
   }
 
   private async applyOpNow(alertId: number, opKey: string, set: Partial<AlertDoc>, inc: Partial<Record<"events", number>>) {
+    const _id = String(alertId);
+    let filter: Filter<AlertDoc> = { _id, status: { $ne: RESOLVED }, applied_ops: { $ne: opKey } };
+    if (!this.conditionalFilters) {
+      const current = await this.alerts.findOne({ _id });
+      if (!current || current.status === RESOLVED || current.applied_ops.includes(opKey)) return undefined;
+      filter = { _id };
+    }
+    // FerretDB ignores `$push.$slice`: the op list is trimmed in the same write when it is long.
     const d = await this.alerts.findOneAndUpdate(
-      { _id: alertId, status: { $ne: RESOLVED }, applied_ops: { $ne: opKey } },
+      filter,
       { $set: set, $inc: { ...inc, rev: 1 }, $push: { applied_ops: opKey } },
       { returnDocument: "after" },
     );
     if (!d) return undefined;
-    // FerretDB ignores `$push.$slice`; trim only if nothing else changed the alert since.
     if (d.applied_ops.length > TRIM_AT) {
-      await this.alerts.updateOne({ _id: alertId, rev: d.rev }, { $set: { applied_ops: d.applied_ops.slice(-KEEP_OPS) } });
+      const trimmed = this.conditionalFilters ? { _id, rev: d.rev } : { _id };
+      await this.alerts.updateOne(trimmed, { $set: { applied_ops: d.applied_ops.slice(-KEEP_OPS) } });
     }
     return toAlert(d);
   }
@@ -183,12 +248,12 @@ export class MongoAlertStore implements AlertStore {
   }
 
   private async setStatusNow(alertId: number, status: AlertStatus, endedAt: Date | undefined, at: Date): Promise<Alert> {
-    const current = await this.alerts.findOne({ _id: alertId });
+    const current = await this.alerts.findOne({ _id: String(alertId) });
     if (!current) throw new Error(`alert ${alertId} vanished`);
     const code = statusCode(status);
     try {
       const d = await this.alerts.findOneAndUpdate(
-        { _id: alertId },
+        { _id: String(alertId) },
         {
           $set: {
             status: code,
@@ -200,7 +265,9 @@ export class MongoAlertStore implements AlertStore {
         },
         { returnDocument: "after" },
       );
-      return toAlert(d as AlertDoc);
+      if (!d) throw new Error(`alert ${alertId} vanished`);
+      if (!d.open_key.startsWith("closed:")) await this.signpost(d.open_key, alertId);
+      return toAlert(d);
     } catch (err) {
       if (isDuplicateKey(err)) throw openAlertExists();
       throw err;
@@ -209,7 +276,7 @@ export class MongoAlertStore implements AlertStore {
 
   async linkIncident(alertId: number, incidentIid: number, at: Date) {
     await this.lock.run(alertId, () =>
-      this.alerts.updateOne({ _id: alertId }, { $set: { incident_iid: incidentIid, updated_at: at } }),
+      this.alerts.updateOne({ _id: String(alertId) }, { $set: { incident_iid: incidentIid, updated_at: at } }),
     );
   }
 
@@ -219,7 +286,7 @@ export class MongoAlertStore implements AlertStore {
   }
 
   async getById(alertId: number) {
-    const d = await this.alerts.findOne({ _id: alertId });
+    const d = await this.alerts.findOne({ _id: String(alertId) });
     return d ? toAlert(d) : undefined;
   }
 
@@ -235,7 +302,7 @@ export class MongoAlertStore implements AlertStore {
     const dir = q.sort === "asc" ? 1 : -1;
     // Severity ascending means less critical first: its stored order is inverted.
     const sort =
-      q.orderBy === "severity" ? { severity: -dir, _id: dir } : { [q.orderBy === "iid" ? "iid" : q.orderBy]: dir, _id: dir };
+      q.orderBy === "severity" ? { severity: -dir, id: dir } : { [q.orderBy === "iid" ? "iid" : q.orderBy]: dir, id: dir };
     const [docs, total] = await Promise.all([
       this.alerts
         .find(filter)

@@ -1,14 +1,60 @@
+import type { MongoSequences } from "@tocsin/store";
 import type { Db } from "mongodb";
 
 export const COLLECTIONS = {
   alerts: "alerts",
+  openAlerts: "open_alerts",
   activity: "alert_activity",
   incidents: "incidents",
   settings: "alert_settings",
   idempotency: "ingest_idempotency",
   processedJobs: "processed_jobs",
+  jobStarts: "job_starts",
   counters: "counters",
 } as const;
+
+/**
+ * Ids taken from a sequence a block at a time (one round trip per `size` ids). Ids are internal:
+ * the gaps a restart leaves are never seen (iids, which users see, are taken one by one).
+ */
+export class IdBlocks {
+  private next_ = 0;
+  private last = -1;
+  private pending: Promise<void> | undefined;
+
+  constructor(
+    private readonly sequences: MongoSequences,
+    private readonly name: string,
+    private readonly size = 100,
+  ) {}
+
+  async next(): Promise<number> {
+    while (this.next_ > this.last) {
+      this.pending ??= this.sequences.reserve(this.name, this.size).then(
+        (last) => {
+          this.next_ = last - this.size + 1;
+          this.last = last;
+          this.pending = undefined;
+        },
+        (err: unknown) => {
+          this.pending = undefined;
+          throw err;
+        },
+      );
+      await this.pending;
+    }
+    return this.next_++;
+  }
+}
+
+/**
+ * True when the server is FerretDB (its `buildInfo` says so). FerretDB 1.x serves only a bare
+ * `{ _id: <string> }` filter from its primary key; any other filter reads the whole collection.
+ */
+export async function isFerretDb(db: Db): Promise<boolean> {
+  const info = await db.command({ buildInfo: 1 });
+  return typeof info.ferretdbVersion === "string";
+}
 
 /** How often an insert retries after losing a number to a concurrent insert. */
 export const INSERT_RETRIES = 20;
@@ -28,17 +74,18 @@ export async function ensureAlertIndexes(db: Db): Promise<void> {
   await alerts.createIndex({ applied_ops: 1 }, { name: "applied_ops" });
   await alerts.createIndex({ project_id: 1, created_at: -1 }, { name: "project_created" });
   await alerts.createIndex({ project_id: 1, iid: -1 }, { name: "project_iid_desc" });
-  // The alerts list: its orders end with `_id` (ties), and severity's direction is inverted.
-  await alerts.createIndex({ project_id: 1, created_at: -1, _id: -1 }, { name: "project_created_id" });
-  await alerts.createIndex({ project_id: 1, status: 1, created_at: -1, _id: -1 }, { name: "project_status_created_id" });
-  await alerts.createIndex({ project_id: 1, started_at: -1, _id: -1 }, { name: "project_started_id" });
-  await alerts.createIndex({ project_id: 1, severity: 1, _id: -1 }, { name: "project_severity_id" });
+  // The alerts list: its orders end with `id` (ties), and severity's direction is inverted.
+  await alerts.createIndex({ project_id: 1, created_at: -1, id: -1 }, { name: "project_created_aid" });
+  await alerts.createIndex({ project_id: 1, status: 1, created_at: -1, id: -1 }, { name: "project_status_created_aid" });
+  await alerts.createIndex({ project_id: 1, started_at: -1, id: -1 }, { name: "project_started_aid" });
+  await alerts.createIndex({ project_id: 1, severity: 1, id: -1 }, { name: "project_severity_aid" });
   await db.collection(COLLECTIONS.activity).createIndex({ alert_id: 1, seq: 1 }, { name: "alert_seq" });
   const incidents = db.collection(COLLECTIONS.incidents);
   await incidents.createIndex({ project_id: 1, iid: 1 }, { unique: true, name: "project_iid" });
   await incidents.createIndex({ alert_id: 1 }, { unique: true, name: "one_incident_per_alert" });
   await db.collection(COLLECTIONS.idempotency).createIndex({ expires_at: 1 }, { name: "expires" });
   await db.collection(COLLECTIONS.processedJobs).createIndex({ at: 1 }, { name: "at" });
+  await db.collection(COLLECTIONS.jobStarts).createIndex({ at: 1 }, { name: "at" });
 }
 
 let lastSeq = 0;

@@ -24,7 +24,8 @@ interface IncidentDoc {
   closed_at: Date | null;
 }
 interface SettingsDoc {
-  _id: number;
+  /** The project id as a string (FerretDB pushes down only string `_id` filters). */
+  _id: string;
   create_incident: boolean;
   auto_close_incident: boolean;
   send_email: boolean;
@@ -34,6 +35,10 @@ interface IdempotencyDoc {
   _id: string;
   answer: IngestAnswer;
   expires_at: Date;
+}
+interface JobStartDoc {
+  _id: string;
+  at: Date;
 }
 interface JobDoc {
   _id: string;
@@ -129,7 +134,7 @@ export class MongoIncidentStore implements IncidentStore {
   }
 
   async settings(projectId: number): Promise<AlertSettings> {
-    const d = await this.settingsCol.findOne({ _id: projectId });
+    const d = await this.settingsCol.findOne({ _id: String(projectId) });
     return d
       ? { createIncident: d.create_incident, autoCloseIncident: d.auto_close_incident, sendEmail: d.send_email }
       : { ...DEFAULT_ALERT_SETTINGS };
@@ -144,7 +149,7 @@ export class MongoIncidentStore implements IncidentStore {
       else onInsert[FIELDS[key]] = DEFAULT_ALERT_SETTINGS[key];
     }
     const update = Object.keys(onInsert).length ? { $set: set, $setOnInsert: onInsert } : { $set: set };
-    await this.settingsCol.updateOne({ _id: projectId }, update, { upsert: true });
+    await this.settingsCol.updateOne({ _id: String(projectId) }, update, { upsert: true });
     return this.settings(projectId);
   }
 }
@@ -157,6 +162,9 @@ export class MongoRequestLog implements RequestLog {
   private get jobs() {
     return this.db.collection<JobDoc>(COLLECTIONS.processedJobs);
   }
+  private get starts() {
+    return this.db.collection<JobStartDoc>(COLLECTIONS.jobStarts);
+  }
 
   async reserve(integrationId: number, key: string, answer: IngestAnswer, expiresAt: Date, now: Date) {
     const _id = `${integrationId}:${key}`;
@@ -167,9 +175,10 @@ export class MongoRequestLog implements RequestLog {
       } catch (err) {
         if (!isDuplicateKey(err)) throw err;
       }
-      const live = await this.keys.findOne({ _id, expires_at: { $gt: now } });
-      if (live) return { answer: live.answer, existed: true };
-      await this.keys.deleteOne({ _id, expires_at: { $lte: now } });
+      // By `_id` alone (FerretDB serves nothing else from an index); expiry is checked here.
+      const found = await this.keys.findOne({ _id });
+      if (found && found.expires_at > now) return { answer: found.answer, existed: true };
+      if (found) await this.keys.deleteOne({ _id, expires_at: { $lte: now } });
     }
     throw new Error("idempotency record contention");
   }
@@ -186,6 +195,17 @@ export class MongoRequestLog implements RequestLog {
     }
   }
 
+  /** A start record per job (`job_starts`, by `_id`): inserting it tells a first run from a re-run. */
+  async startJob(jobId: string, at: Date) {
+    try {
+      await this.starts.insertOne({ _id: jobId, at });
+      return { firstRun: true };
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+    }
+    return { outcome: await this.jobOutcome(jobId), firstRun: false };
+  }
+
   async jobOutcome(jobId: string) {
     return (await this.jobs.findOne({ _id: jobId }))?.outcome;
   }
@@ -193,5 +213,6 @@ export class MongoRequestLog implements RequestLog {
   async purge(now: Date, before: Date) {
     await this.keys.deleteMany({ expires_at: { $lte: now } });
     await this.jobs.deleteMany({ at: { $lt: before } });
+    await this.starts.deleteMany({ at: { $lt: before } });
   }
 }

@@ -1,14 +1,15 @@
 import type { Db } from "mongodb";
 import type { AlertsStores } from "../../domain/alerts/ports.js";
 import { MongoAlertStore } from "./mongo-alert-store.js";
-import { ensureAlertIndexes } from "./mongo-common.js";
+import { ensureAlertIndexes, isFerretDb } from "./mongo-common.js";
 import { MongoIncidentStore, MongoRequestLog } from "./mongo-incident-store.js";
 
 /** The alert data on a MongoDB (or FerretDB) database; the client belongs to the caller. */
 export async function createMongoAlertsStores(db: Db): Promise<AlertsStores> {
   await ensureAlertIndexes(db);
+  const ferret = await isFerretDb(db);
   return {
-    alerts: new MongoAlertStore(db),
+    alerts: new MongoAlertStore(db, !ferret),
     incidents: new MongoIncidentStore(db),
     requests: new MongoRequestLog(db),
     ping: async () => {

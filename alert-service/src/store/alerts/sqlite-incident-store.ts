@@ -164,6 +164,11 @@ export class SqliteRequestLog implements RequestLog {
     );
   }
 
+  /** Cannot tell a first run (no start records here): the job looks for earlier changes, an indexed read. */
+  async startJob(jobId: string) {
+    return { outcome: await this.jobOutcome(jobId), firstRun: false };
+  }
+
   async jobOutcome(jobId: string) {
     const r = prepared(this.db, "SELECT outcome FROM processed_jobs WHERE job_id = ?").get(jobId) as
       | { outcome: string }

@@ -1,0 +1,153 @@
+import { systemClock } from "@tocsin/core";
+import { type Document, MongoClient } from "mongodb";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { NormalizedAlert } from "../../domain/alerts/model.js";
+import type { AlertsStores, ProcessAlertJob } from "../../domain/alerts/ports.js";
+import { processAlertJob } from "../../domain/alerts/processing.js";
+import { isFerretDb } from "./mongo-common.js";
+import { createMongoAlertsStores } from "./mongo-stores.js";
+
+/**
+ * The processing path of an alert on FerretDB (issue 13): every command it sends is recorded with
+ * the driver's command monitoring and counted. FerretDB 1.x (SQLite backend) answers from its
+ * primary key only a `find` whose filter is a bare string `_id`, and reads the whole collection
+ * for every other filter and for every update, findAndModify and delete, whatever their filter
+ * (its `explain` says `filterPushdown: false` for them, and their time grows with the
+ * collection). So each `find` here is `explain`ed and must be pushed down, and a new alert may
+ * only insert, apart from the small `counters` collection; updates of an existing alert go by
+ * `_id` alone (an index lookup on MongoDB).
+ */
+const mongoUrl = inject("mongoUrl");
+
+interface Sent {
+  name: string;
+  command: Document;
+}
+
+/** The filters of a recorded command (one per statement of an update or delete). */
+function filtersOf(s: Sent): Document[] {
+  const c = s.command;
+  if (s.name === "find") return [c.filter ?? {}];
+  if (s.name === "findAndModify") return [c.query ?? {}];
+  if (s.name === "update") return (c.updates as Document[]).map((u) => u.q);
+  if (s.name === "delete") return (c.deletes as Document[]).map((d) => d.q);
+  return [];
+}
+
+const WRITES_THAT_SCAN = new Set(["update", "findAndModify", "delete"]);
+
+describe.skipIf(!mongoUrl)("alert processing on FerretDB: round trips and pushed-down filters", () => {
+  let client: MongoClient;
+  let stores: AlertsStores;
+  let ferret = false;
+  let recording = false;
+  const sent: Sent[] = [];
+  const dbName = `tocsin_test_hot_${Math.random().toString(36).slice(2, 10)}`;
+
+  beforeAll(async () => {
+    client = await new MongoClient(mongoUrl, { monitorCommands: true }).connect();
+    client.on("commandStarted", (e) => {
+      if (recording && e.databaseName === dbName) sent.push({ name: e.commandName, command: e.command });
+    });
+    const db = client.db(dbName);
+    ferret = await isFerretDb(db);
+    stores = await createMongoAlertsStores(db);
+    // The project has saved settings (an explain on a collection that does not exist says "no pushdown").
+    await stores.incidents.updateSettings(42, { sendEmail: false }, new Date());
+  });
+  afterAll(async () => {
+    await client?.db(dbName).dropDatabase();
+    await client?.close();
+  });
+
+  const at = () => new Date();
+  let seq = 0;
+  const job = (fingerprint: string, fields: Partial<NormalizedAlert> = {}): ProcessAlertJob => {
+    const id = `hot-${++seq}`;
+    return {
+      jobId: id,
+      requestId: id,
+      projectId: 42,
+      integrationId: 1,
+      alert: {
+        title: `Alert ${fingerprint}`,
+        hosts: [],
+        severity: "high",
+        startedAt: at().toISOString(),
+        source: "tool",
+        payload: { fingerprint },
+        fingerprint,
+        ...fields,
+      },
+    };
+  };
+  const deps = () => ({ stores, jobs: { enqueueIncident: async () => {} }, clock: systemClock });
+
+  async function record(run: () => Promise<unknown>): Promise<Sent[]> {
+    sent.length = 0;
+    recording = true;
+    try {
+      await run();
+    } finally {
+      recording = false;
+    }
+    return [...sent];
+  }
+
+  /** Every `find` is answered from the primary key; every other filter is a bare `_id`. */
+  async function expectPushedDown(commands: Sent[]) {
+    const db = client.db(dbName);
+    for (const s of commands) {
+      const collection = s.command[s.name] as string;
+      for (const filter of filtersOf(s)) {
+        const what = `${s.name} ${collection} ${JSON.stringify(filter)}`;
+        expect(Object.keys(filter), what).toEqual(["_id"]);
+        expect(typeof filter._id, what).toBe("string");
+        if (s.name !== "find" || !ferret) continue;
+        const plan = await db.command({ explain: { find: collection, filter } });
+        expect(plan.filterPushdown, what).toBe(true);
+      }
+    }
+  }
+
+  it("a new alert: a handful of commands, every filter served by the primary key", async () => {
+    // Warm the id block, the project's iid counter and the settings of the project.
+    await processAlertJob(deps(), job("warm"));
+    const commands = await record(() => processAlertJob(deps(), job("new-1")));
+    const names = commands.map((c) => c.name);
+    // Start record, signpost, iid, alert, signpost, activity note, project settings, outcome.
+    expect(names.length, names.join(",")).toBeLessThanOrEqual(8);
+    const scanning = commands.filter((c) => WRITES_THAT_SCAN.has(c.name) && c.command[c.name] !== "counters");
+    expect(scanning.map((c) => `${c.name} ${c.command[c.name]}`)).toEqual([]);
+    await expectPushedDown(commands);
+  });
+
+  it("an event on an open alert and its recovery: every filter served by the primary key", async () => {
+    await processAlertJob(deps(), job("repeat"));
+    const again = await record(() => processAlertJob(deps(), job("repeat")));
+    expect(again.length, again.map((c) => c.name).join(",")).toBeLessThanOrEqual(7);
+    const recovery = await record(() => processAlertJob(deps(), job("repeat", { endedAt: at().toISOString() })));
+    const outcome = await stores.alerts.findOpen(42, "repeat");
+    expect(outcome).toBeUndefined();
+    await expectPushedDown([...again, ...recovery]);
+  });
+
+  it("a replayed job answers from its record without touching the alerts", async () => {
+    const j = job("replayed");
+    const first = await processAlertJob(deps(), j);
+    const commands = await record(() => processAlertJob(deps(), j));
+    expect(await processAlertJob(deps(), j)).toEqual(first);
+    expect(commands.map((c) => c.name)).toEqual(["insert", "find"]);
+    await expectPushedDown(commands);
+  });
+
+  it("reserving an Idempotency-Key, new and replayed, is served by the primary key", async () => {
+    const expires = new Date(Date.now() + 60_000);
+    const answer = { requestId: "r1", fingerprints: [] };
+    const commands = await record(async () => {
+      await stores.requests.reserve(1, "key-1", answer, expires, new Date());
+      await stores.requests.reserve(1, "key-1", { requestId: "r2", fingerprints: [] }, expires, new Date());
+    });
+    await expectPushedDown(commands.filter((c) => c.name === "find"));
+  });
+});
