@@ -19,7 +19,7 @@ import { parseArgs } from "node:util";
 import { createClient } from "@tocsin/grpc";
 import { alertV1 } from "@tocsin/proto";
 import { seed, smoke } from "./alert-seed.mjs";
-import { machineCpu, ROOT, sleep, startFerretDb, startSystem } from "./alert-system.mjs";
+import { cpuSeconds, machineCpu, ROOT, sleep, startFerretDb, startSystem } from "./alert-system.mjs";
 
 const { values: opt } = parseArgs({
   options: {
@@ -105,6 +105,8 @@ async function runMode(mode) {
       const before = await processedCount(grpc);
       const counters0 = fdb ? await ferretCounters(fdb.metricsUrl) : undefined;
       const cpu0 = machineCpu();
+      const pids = { ...sys.procs, ...(fdb ? { ferretdb: fdb.pid } : {}) };
+      const procCpu0 = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
       const t0 = performance.now();
       const rejected = await postAll(s.plain, from, n, runTag);
       const acceptedS = (performance.now() - t0) / 1000;
@@ -126,6 +128,13 @@ async function runMode(mode) {
         acceptSeconds: Math.round(acceptedS * 10) / 10,
         rate: Math.round((stored / seconds) * 10) / 10,
         machineBusy: Math.round(((cpu1.busy - cpu0.busy) / (cpu1.total - cpu0.total)) * 100) / 100,
+        // CPU milliseconds per stored alert of each process of the system (independent of other load).
+        cpuMsPerAlert: Object.fromEntries(
+          Object.entries(pids).map(([name, pid]) => [
+            name,
+            Math.round(((cpuSeconds(pid) - procCpu0[name]) * 1000 * 100) / Math.max(1, stored)) / 100,
+          ]),
+        ),
       };
       if (fdb) phase.roundTrips = perAlert(counters0, await ferretCounters(fdb.metricsUrl), Math.max(1, stored));
       out.phases.push(phase);
@@ -178,6 +187,8 @@ async function main() {
     mongoLateOverFirst: mongo?.decay,
     embeddedLateOverFirst: embedded?.decay,
     mongoRoundTripsPerAlert: mongo?.phases[0]?.roundTrips,
+    mongoCpuMsPerAlertFirst: mongo?.phases[0]?.cpuMsPerAlert,
+    mongoCpuMsPerAlertLast: mongo?.phases.at(-1)?.cpuMsPerAlert,
   };
   log("summary", JSON.stringify(summary, null, 2));
   const dir = join(ROOT, "bench", "results");

@@ -97,6 +97,8 @@ export class MongoAlertStore implements AlertStore {
   private readonly lock = new KeyedLock<number>();
   private readonly sequences: MongoSequences;
   private readonly ids: IdBlocks;
+  /** Alert ids that `findOpen` signposted for a fingerprint it saw first, for `create` to use. */
+  private readonly reserved = new Map<string, number>();
 
   /**
    * `conditionalFilters`: put the conditions of a change in its filter (MongoDB: atomic, and
@@ -125,11 +127,17 @@ export class MongoAlertStore implements AlertStore {
     const a = input.alert;
     const status = statusCode(input.status);
     const fingerprint = a.fingerprint ?? null;
-    const openAs = fingerprint !== null && status !== RESOLVED ? `${input.projectId}:${fingerprint}` : undefined;
+    const fingerprintKey = fingerprint !== null ? `${input.projectId}:${fingerprint}` : undefined;
+    const openAs = status !== RESOLVED ? fingerprintKey : undefined;
+    // The id `findOpen` already signposted for this fingerprint, if it saw it first.
+    let reservedId = fingerprintKey === undefined ? undefined : this.reserved.get(fingerprintKey);
+    if (fingerprintKey !== undefined) this.reserved.delete(fingerprintKey);
     // No look-up first: the caller has just looked for the open alert, and the unique indexes
     // answer a conflict (an iid is then lost, only in that race).
     for (let attempt = 0; attempt < INSERT_RETRIES; attempt++) {
-      const id = await this.ids.next();
+      const id = reservedId ?? (await this.ids.next());
+      const signposted = reservedId !== undefined;
+      reservedId = undefined;
       const doc: AlertDoc = {
         _id: String(id),
         id,
@@ -170,10 +178,31 @@ export class MongoAlertStore implements AlertStore {
         }
         continue; // the id or iid was taken (another process): again
       }
-      if (openAs) await this.signpost(openAs, id);
+      if (openAs && !signposted) await this.signpost(openAs, id);
       return toAlert(doc);
     }
     throw new Error("could not allocate an alert iid");
+  }
+
+  /**
+   * FerretDB 1.x: a `find` that matches nothing reads the whole collection, but an insert checks
+   * its unique `_id` in an index. So a fingerprint is first probed with an insert of its
+   * signpost, pointing at an alert id taken in advance: when it goes in, the fingerprint has no
+   * signpost, hence no open alert (an alert is signposted right after its insert, and one left
+   * unsignposted by a crash is found when the next insert hits the unique index), and `create`
+   * gives that id to the alert. A signpost whose alert never comes is ignored like a stale one.
+   */
+  private async signpostFirstSight(key: string): Promise<boolean> {
+    const id = await this.ids.next();
+    try {
+      await this.openCol.insertOne({ _id: key, alert_id: id });
+    } catch (err) {
+      if (isDuplicateKey(err)) return false;
+      throw err;
+    }
+    if (this.reserved.size >= 1000) this.reserved.clear(); // unused ones only cost an update later
+    this.reserved.set(key, id);
+    return true;
   }
 
   /**
@@ -192,6 +221,7 @@ export class MongoAlertStore implements AlertStore {
 
   async findOpen(projectId: number, fingerprint: string) {
     const key = `${projectId}:${fingerprint}`;
+    if (!this.conditionalFilters && (await this.signpostFirstSight(key))) return undefined;
     const sign = await this.openCol.findOne({ _id: key });
     if (!sign) return undefined;
     const d = await this.alerts.findOne({ _id: String(sign.alert_id) });
