@@ -155,6 +155,9 @@ async function runMode(mode) {
   const first = out.phases[0];
   const last = out.phases.length > 5 ? out.phases[out.phases.length - 1] : undefined;
   out.firstRate = first?.rate;
+  const stored = out.phases.reduce((n, p) => n + p.stored, 0);
+  const seconds = out.phases.reduce((n, p) => n + p.seconds, 0);
+  out.overallRate = seconds ? Math.round((stored / seconds) * 10) / 10 : undefined;
   out.lateRate = last?.rate;
   if (first && last) out.decay = Math.round((last.rate / first.rate) * 100) / 100;
   return out;
@@ -183,6 +186,9 @@ async function main() {
     embeddedFirst1000: embedded?.firstRate,
     mongoFirst1000: mongo?.firstRate,
     mongoShareOfEmbedded: embedded && mongo ? Math.round((mongo.firstRate / embedded.firstRate) * 100) / 100 : undefined,
+    embeddedOverall: embedded?.overallRate,
+    mongoOverall: mongo?.overallRate,
+    mongoShareOverall: embedded && mongo ? Math.round((mongo.overallRate / embedded.overallRate) * 100) / 100 : undefined,
     mongoAfter5000: mongo?.lateRate,
     mongoLateOverFirst: mongo?.decay,
     embeddedLateOverFirst: embedded?.decay,
