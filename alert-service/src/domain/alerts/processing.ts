@@ -1,7 +1,7 @@
 import type { Logger } from "@tocsin/core";
 import { AppError, type Clock } from "@tocsin/core";
 import type { MailJobs, Transition } from "../mail/ports.js";
-import { type Alert, type AlertAction, type AlertOutcome, statusNote } from "./model.js";
+import { type Alert, type AlertAction, type AlertOutcome, type AlertSettings, statusNote } from "./model.js";
 import { type AlertJobs, type AlertsStores, laneKeyOf, type ProcessAlertJob } from "./ports.js";
 
 export interface ProcessingDeps {
@@ -83,10 +83,21 @@ function transitionOf(action: AlertAction): Transition | undefined {
   return undefined;
 }
 
-async function notifyStep(deps: ProcessingDeps, job: ProcessAlertJob, step: Step): Promise<void> {
+/** The project's alert settings, read at most once per job (and only when a step needs them). */
+type SettingsOnce = () => Promise<AlertSettings>;
+
+function settingsOnce(deps: ProcessingDeps, projectId: number): SettingsOnce {
+  let read: Promise<AlertSettings> | undefined;
+  return () => {
+    read ??= deps.stores.incidents.settings(projectId);
+    return read;
+  };
+}
+
+async function notifyStep(deps: ProcessingDeps, job: ProcessAlertJob, step: Step, settings: SettingsOnce): Promise<void> {
   const transition = transitionOf(step.action);
   if (!transition || !deps.notifications) return;
-  if (!(await deps.stores.incidents.settings(job.projectId)).sendEmail) return;
+  if (!(await settings()).sendEmail) return;
   await deps.notifications.enqueueNotify({
     requestId: job.requestId,
     projectId: job.projectId,
@@ -96,8 +107,8 @@ async function notifyStep(deps: ProcessingDeps, job: ProcessAlertJob, step: Step
 }
 
 /** Activity notes and incident jobs of a step; each is idempotent, so a re-run completes them. */
-async function followUp(deps: ProcessingDeps, job: ProcessAlertJob, step: Step): Promise<void> {
-  const { alerts, incidents } = deps.stores;
+async function followUp(deps: ProcessingDeps, job: ProcessAlertJob, step: Step, settings: SettingsOnce): Promise<void> {
+  const { alerts } = deps.stores;
   const at = deps.clock.now();
   const { alert, action } = step;
   const source = job.alert.source;
@@ -110,11 +121,11 @@ async function followUp(deps: ProcessingDeps, job: ProcessAlertJob, step: Step):
   };
   if (action === "created") {
     await alerts.addActivity(alert.id, `${op}:alert`, `logged an alert from **${source}**`, at);
-    if ((await incidents.settings(job.projectId)).createIncident) await deps.jobs.enqueueIncident({ kind: "open", ...lane });
+    if ((await settings()).createIncident) await deps.jobs.enqueueIncident({ kind: "open", ...lane });
   } else if (action === "resolved" || action === "created_resolved") {
     await alerts.addActivity(alert.id, `${op}:recovery`, `logged a recovery alert from **${source}**`, at);
     await alerts.addActivity(alert.id, `${op}:status`, statusNote("resolved"), at);
-    if (action === "resolved" && (await incidents.settings(job.projectId)).autoCloseIncident) {
+    if (action === "resolved" && (await settings()).autoCloseIncident) {
       await deps.jobs.enqueueIncident({ kind: "close", ...lane });
     }
   }
@@ -129,8 +140,9 @@ export async function processAlertJob(deps: ProcessingDeps, job: ProcessAlertJob
   const start = await deps.stores.requests.startJob(job.jobId, deps.clock.now());
   if (start.outcome) return start.outcome;
   const step = await applyAlert(deps, job, start.firstRun);
-  await followUp(deps, job, step);
-  await notifyStep(deps, job, step);
+  const settings = settingsOnce(deps, job.projectId);
+  await followUp(deps, job, step, settings);
+  await notifyStep(deps, job, step, settings);
   const outcome = toOutcome(step.alert, step.action);
   await deps.stores.requests.recordJob(job.jobId, outcome, deps.clock.now());
   logger?.debug({ iid: outcome.iid, action: outcome.action }, "alert processed");
