@@ -1,22 +1,13 @@
+import { until } from "@tocsin/testing";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { api } from "./api.js";
 import { browserSession } from "./browser-session.js";
 import { type RunningSystem, startSystem } from "./harness.js";
-import { seedUser } from "./seed.js";
 
 const ADMIN_PASSWORD = "root-password-for-tests";
 const INVALID = { message: "Invalid login or password." };
 const BLOCKED = { message: "403 Forbidden - Your account has been blocked." };
 const BAD_CSRF = { message: "403 Forbidden: invalid CSRF token" };
-
-/** Polls `check` until it holds (the gateway learns of ended sessions through a watch stream). */
-async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const mongoUrl = inject("mongoUrl");
 const backends: Array<[string, Record<string, string>]> = [["embedded store", {}]];

@@ -52,7 +52,7 @@ export async function ensureAdminPassword(
   const root = await ensureRoot(store, clock);
   if (await verifyPassword(adminPassword, root.passwordHash)) return root;
   const updated = await store.updateUser(root.id, { passwordHash: await hashPassword(adminPassword) });
-  await store.deleteSessionsOfUser(root.id);
+  await store.sessions.deleteSessionsOfUser(root.id);
   logger.info({ userId: root.id }, "root password set from ADMIN_PASSWORD");
   return updated ?? root;
 }

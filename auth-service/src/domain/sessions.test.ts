@@ -39,7 +39,7 @@ describe("console sessions (domain rules)", () => {
     const active = await u.sessions.authenticate(byName.token);
     expect(active).toMatchObject({ user: { id: alice }, csrfToken: byName.csrfToken });
     // Only the hash is stored.
-    expect(await store.findSessionByHash(byName.token)).toBeNull();
+    expect(await store.sessions.findSessionByHash(byName.token)).toBeNull();
   });
 
   it("gives one answer for an unknown login and a wrong password", async () => {
@@ -75,11 +75,11 @@ describe("console sessions (domain rules)", () => {
     const s = await u.sessions.signIn("alice", "alice-pass-1");
     clock.advance(6 * 24 * 60 * MINUTE);
     await u.sessions.authenticate(s.token);
-    const touched = (await store.findSessionByHash(s.session.tokenHash))?.lastSeenAt;
+    const touched = (await store.sessions.findSessionByHash(s.session.tokenHash))?.lastSeenAt;
     expect(touched).toEqual(clock.now());
     clock.advance(30 * MINUTE);
     await u.sessions.authenticate(s.token);
-    expect((await store.findSessionByHash(s.session.tokenHash))?.lastSeenAt).toEqual(touched);
+    expect((await store.sessions.findSessionByHash(s.session.tokenHash))?.lastSeenAt).toEqual(touched);
     clock.advance(7 * 24 * 60 * MINUTE);
     expect((await fail(u.sessions.authenticate(s.token))).reason).toBe("SESSION_INVALID");
   });

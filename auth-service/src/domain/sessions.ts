@@ -57,7 +57,7 @@ export class SessionService {
     await this.throttle.clear(key);
     const token = randomBytes(32).toString("base64url");
     const now = this.clock.now();
-    const session = await this.store.insertSession({
+    const session = await this.store.sessions.insertSession({
       userId: user.id,
       tokenHash: sha256Hex(token),
       createdAt: now,
@@ -68,31 +68,31 @@ export class SessionService {
 
   /** UNAUTHENTICATED SESSION_INVALID, or PERMISSION_DENIED USER_BLOCKED. Slides the idle expiry. */
   async authenticate(token: string): Promise<ActiveSession> {
-    const session = token ? await this.store.findSessionByHash(sha256Hex(token)) : null;
+    const session = token ? await this.store.sessions.findSessionByHash(sha256Hex(token)) : null;
     if (!session) throw unauthenticated("SESSION_INVALID");
     const now = this.clock.now().getTime();
     const idleMs = now - session.lastSeenAt.getTime();
     if (idleMs >= SESSION_IDLE_MS) {
-      await this.store.deleteSession(session.id);
+      await this.store.sessions.deleteSession(session.id);
       this.access?.sessionsEnded([session.id]);
       throw unauthenticated("SESSION_INVALID");
     }
     const user = await this.store.getUser(session.userId);
     if (!user) throw unauthenticated("SESSION_INVALID");
     if (user.blocked) throw userBlocked();
-    if (idleMs >= SESSION_TOUCH_INTERVAL_MS) await this.store.touchSession(session.id, new Date(now));
+    if (idleMs >= SESSION_TOUCH_INTERVAL_MS) await this.store.sessions.touchSession(session.id, new Date(now));
     return { session, user, csrfToken: csrfTokenFor(token) };
   }
 
   /** Sign-out; idempotent. */
   async signOut(token: string): Promise<void> {
-    const session = token ? await this.store.findSessionByHash(sha256Hex(token)) : null;
-    if (session && (await this.store.deleteSession(session.id))) this.access?.sessionsEnded([session.id]);
+    const session = token ? await this.store.sessions.findSessionByHash(sha256Hex(token)) : null;
+    if (session && (await this.store.sessions.deleteSession(session.id))) this.access?.sessionsEnded([session.id]);
   }
 
   /** Ends every session of a user (password change). */
   async endSessionsOf(userId: number): Promise<void> {
-    this.access?.sessionsEnded(await this.store.deleteSessionsOfUser(userId));
+    this.access?.sessionsEnded(await this.store.sessions.deleteSessionsOfUser(userId));
   }
 
   /** Counts a failed password check of a signed-in user (a wrong current password) towards the lock. */

@@ -18,7 +18,7 @@ export class SignInThrottle {
 
   async locked(key: string): Promise<boolean> {
     const now = this.clock.now().getTime();
-    const failures = (await this.store.listSignInFailures(key, new Date(now - FAILURE_WINDOW_MS - LOCK_MS))).map((d) =>
+    const failures = (await this.store.sessions.listSignInFailures(key, new Date(now - FAILURE_WINDOW_MS - LOCK_MS))).map((d) =>
       d.getTime(),
     );
     for (let last = MAX_FAILED_SIGN_INS - 1; last < failures.length; last++) {
@@ -31,10 +31,10 @@ export class SignInThrottle {
 
   async fail(key: string): Promise<void> {
     const now = this.clock.now();
-    await this.store.addSignInFailure(key, now, new Date(now.getTime() - FAILURE_WINDOW_MS - LOCK_MS));
+    await this.store.sessions.addSignInFailure(key, now, new Date(now.getTime() - FAILURE_WINDOW_MS - LOCK_MS));
   }
 
   async clear(key: string): Promise<void> {
-    await this.store.clearSignInFailures(key);
+    await this.store.sessions.clearSignInFailures(key);
   }
 }

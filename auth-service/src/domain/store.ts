@@ -54,6 +54,8 @@ export interface AuthStore {
   /** Answers once the database is reachable (for health). */
   ping(): Promise<void>;
   close(): Promise<void>;
+  /** Console sessions and failed sign-ins, in the same database. */
+  readonly sessions: SessionStore;
 
   /**
    * Creates the user, its confirmed primary e-mail and its personal namespace (path = username)
@@ -69,20 +71,6 @@ export interface AuthStore {
   listUsers(): Promise<UserRecord[]>;
   /** Applies the fields given; returns the updated record or null when unknown. */
   updateUser(id: number, patch: UserPatch): Promise<UserRecord | null>;
-
-  insertSession(input: NewSession): Promise<SessionRecord>;
-  findSessionByHash(tokenHash: string): Promise<SessionRecord | null>;
-  touchSession(id: number, lastSeenAt: Date): Promise<void>;
-  /** Returns whether a session was removed. */
-  deleteSession(id: number): Promise<boolean>;
-  /** Removes every session of the user; returns their ids. */
-  deleteSessionsOfUser(userId: number): Promise<number[]>;
-
-  /** Records a failed sign-in for `key`, forgetting every failure (of any key) before `forgetBefore`. */
-  addSignInFailure(key: string, at: Date, forgetBefore: Date): Promise<void>;
-  /** Times of the failures of `key` at or after `since`, oldest first. */
-  listSignInFailures(key: string, since: Date): Promise<Date[]>;
-  clearSignInFailures(key: string): Promise<void>;
 
   addEmail(input: NewEmail): Promise<EmailRecord>;
   /** Every e-mail of a user, primary first, then by id. */
@@ -126,4 +114,21 @@ export interface AuthStore {
   updateIntegrationKey(integrationId: number, patch: KeyPatch): Promise<IntegrationKeyRecord | null>;
   /** Removes the key; returns what was removed, or null when there was nothing. */
   deleteIntegrationKey(integrationId: number): Promise<IntegrationKeyRecord | null>;
+}
+
+/** Console sessions and the failed sign-ins of the lockout (part of the AuthStore's database). */
+export interface SessionStore {
+  insertSession(input: NewSession): Promise<SessionRecord>;
+  findSessionByHash(tokenHash: string): Promise<SessionRecord | null>;
+  touchSession(id: number, lastSeenAt: Date): Promise<void>;
+  /** Returns whether a session was removed. */
+  deleteSession(id: number): Promise<boolean>;
+  /** Removes every session of the user; returns their ids. */
+  deleteSessionsOfUser(userId: number): Promise<number[]>;
+
+  /** Records a failed sign-in for `key`, forgetting every failure (of any key) before `forgetBefore`. */
+  addSignInFailure(key: string, at: Date, forgetBefore: Date): Promise<void>;
+  /** Times of the failures of `key` at or after `since`, oldest first. */
+  listSignInFailures(key: string, since: Date): Promise<Date[]>;
+  clearSignInFailures(key: string): Promise<void>;
 }

@@ -6,7 +6,6 @@ import type {
   NewEmail,
   NewNamespace,
   NewProject,
-  NewSession,
   NewToken,
   NewUser,
   ProjectScope,
@@ -19,13 +18,13 @@ import type {
   NamespaceRecord,
   PlanName,
   ProjectRecord,
-  SessionRecord,
   SourceType,
   TokenRecord,
   UserRecord,
 } from "../domain/types.js";
 import { duplicateFor, type UniqueRule } from "./duplicates.js";
 import { createMongoIndexes, type Docs, fromDoc, type KeyDoc, type MemberDoc, type UserDoc } from "./mongo-docs.js";
+import { MongoSessionStore } from "./mongo-session-store.js";
 
 /**
  * Runs an insert, turning E11000 into the ALREADY_EXISTS of `rule`. FerretDB's duplicate-key
@@ -46,6 +45,7 @@ async function guard<T>(fn: () => Promise<T>, rule: UniqueRule | (() => Promise<
  */
 export class MongoAuthStore implements AuthStore {
   private readonly sequences: MongoSequences;
+  readonly sessions: MongoSessionStore;
 
   private constructor(
     private readonly client: MongoClient,
@@ -53,6 +53,7 @@ export class MongoAuthStore implements AuthStore {
     private readonly c: Docs,
   ) {
     this.sequences = new MongoSequences(db);
+    this.sessions = new MongoSessionStore(c, (name) => this.nextId(name));
   }
 
   static async connect(url: string, dbName: string): Promise<MongoAuthStore> {
@@ -194,48 +195,6 @@ export class MongoAuthStore implements AuthStore {
     if (Object.keys(set).length === 0) return this.getUser(id);
     const doc = await this.c.users.findOneAndUpdate({ _id: id }, { $set: set }, { returnDocument: "after" });
     return doc ? fromDoc.user(doc) : null;
-  }
-
-  async insertSession(input: NewSession): Promise<SessionRecord> {
-    const id = await this.nextId("sessions");
-    await this.c.sessions.insertOne({ _id: id, ...input });
-    return { ...input, id };
-  }
-
-  async findSessionByHash(tokenHash: string): Promise<SessionRecord | null> {
-    const doc = await this.c.sessions.findOne({ tokenHash });
-    return doc ? fromDoc.session(doc) : null;
-  }
-
-  async touchSession(id: number, lastSeenAt: Date): Promise<void> {
-    await this.c.sessions.updateOne({ _id: id }, { $set: { lastSeenAt } });
-  }
-
-  async deleteSession(id: number): Promise<boolean> {
-    return (await this.c.sessions.deleteOne({ _id: id })).deletedCount > 0;
-  }
-
-  async deleteSessionsOfUser(userId: number): Promise<number[]> {
-    const ids = (await this.c.sessions.find({ userId }, { projection: { _id: 1 } }).toArray()).map((d) => d._id);
-    if (ids.length) await this.c.sessions.deleteMany({ _id: { $in: ids } });
-    return ids.sort((a, b) => a - b);
-  }
-
-  async addSignInFailure(key: string, at: Date, forgetBefore: Date): Promise<void> {
-    await this.c.signInFailures.deleteMany({ at: { $lt: forgetBefore } });
-    await this.c.signInFailures.insertOne({ loginKey: key, at });
-  }
-
-  async listSignInFailures(key: string, since: Date): Promise<Date[]> {
-    const docs = await this.c.signInFailures
-      .find({ loginKey: key, at: { $gte: since } })
-      .sort({ at: 1 })
-      .toArray();
-    return docs.map((d) => d.at);
-  }
-
-  async clearSignInFailures(key: string): Promise<void> {
-    await this.c.signInFailures.deleteMany({ loginKey: key });
   }
 
   async addEmail(input: NewEmail): Promise<EmailRecord> {

@@ -6,7 +6,6 @@ import type {
   NewEmail,
   NewNamespace,
   NewProject,
-  NewSession,
   NewToken,
   NewUser,
   ProjectScope,
@@ -19,7 +18,6 @@ import type {
   NamespaceRecord,
   PlanName,
   ProjectRecord,
-  SessionRecord,
   SourceType,
   TokenRecord,
   UserRecord,
@@ -27,6 +25,7 @@ import type {
 import { duplicateFor, sqliteDuplicate, type UniqueRule } from "./duplicates.js";
 import * as row from "./sqlite-rows.js";
 import { SQLITE_ADDED_COLUMNS, SQLITE_SCHEMA } from "./sqlite-schema.js";
+import { SqliteSessionStore } from "./sqlite-session-store.js";
 
 /** Runs `fn`, turning a UNIQUE failure into the matching ALREADY_EXISTS (renamed by `rename`). */
 function guard<T>(fn: () => T, rename: Partial<Record<UniqueRule, UniqueRule>> = {}): T {
@@ -44,6 +43,7 @@ const placeholders = (n: number) => Array.from({ length: n }, () => "?").join(",
 /** AuthStore on better-sqlite3: `${DATA_DIR}/auth.db` in WAL mode, or `:memory:`. */
 export class SqliteAuthStore implements AuthStore {
   private readonly db: Database.Database;
+  readonly sessions: SqliteSessionStore;
 
   constructor(file: string) {
     this.db = openSqlite(file);
@@ -52,6 +52,7 @@ export class SqliteAuthStore implements AuthStore {
       const columns = this.db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[];
       if (!columns.some((c) => c.name === column)) this.db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
     }
+    this.sessions = new SqliteSessionStore(this.db);
   }
 
   async ping(): Promise<void> {
@@ -144,52 +145,6 @@ export class SqliteAuthStore implements AuthStore {
       this.stmt(`UPDATE users SET ${sets} WHERE id = ?`).run(...columns.map(([, v]) => v), id);
     }
     return this.getUser(id);
-  }
-
-  async insertSession(input: NewSession): Promise<SessionRecord> {
-    const res = this.stmt("INSERT INTO sessions (user_id, token_hash, created_at, last_seen_at) VALUES (?, ?, ?, ?)").run(
-      input.userId,
-      input.tokenHash,
-      input.createdAt.toISOString(),
-      input.lastSeenAt.toISOString(),
-    );
-    return { ...input, id: Number(res.lastInsertRowid) };
-  }
-
-  async findSessionByHash(tokenHash: string): Promise<SessionRecord | null> {
-    return this.one("SELECT * FROM sessions WHERE token_hash = ?", row.session, tokenHash);
-  }
-
-  async touchSession(id: number, lastSeenAt: Date): Promise<void> {
-    this.stmt("UPDATE sessions SET last_seen_at = ? WHERE id = ?").run(lastSeenAt.toISOString(), id);
-  }
-
-  async deleteSession(id: number): Promise<boolean> {
-    return this.stmt("DELETE FROM sessions WHERE id = ?").run(id).changes > 0;
-  }
-
-  async deleteSessionsOfUser(userId: number): Promise<number[]> {
-    return (this.stmt("DELETE FROM sessions WHERE user_id = ? RETURNING id").all(userId) as { id: number }[])
-      .map((r) => Number(r.id))
-      .sort((a, b) => a - b);
-  }
-
-  async addSignInFailure(key: string, at: Date, forgetBefore: Date): Promise<void> {
-    this.stmt("DELETE FROM sign_in_failures WHERE at < ?").run(forgetBefore.toISOString());
-    this.stmt("INSERT INTO sign_in_failures (login_key, at) VALUES (?, ?)").run(key, at.toISOString());
-  }
-
-  async listSignInFailures(key: string, since: Date): Promise<Date[]> {
-    return this.many(
-      "SELECT at FROM sign_in_failures WHERE login_key = ? AND at >= ? ORDER BY at, id",
-      (r: { at: string }) => new Date(r.at),
-      key,
-      since.toISOString(),
-    );
-  }
-
-  async clearSignInFailures(key: string): Promise<void> {
-    this.stmt("DELETE FROM sign_in_failures WHERE login_key = ?").run(key);
   }
 
   async addEmail(input: NewEmail): Promise<EmailRecord> {
