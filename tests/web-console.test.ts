@@ -239,6 +239,15 @@ describe.skipIf(chromiumMissing || !webBuilt).each(backends)("web console journe
       body: { create_incident: true },
     });
 
+    // The same alert after the resolve is a new alert (#2): reopening #1 is refused with the API's 409 message.
+    await page.getByRole("navigation", { name: "Project" }).getByRole("link", { name: "Alerts" }).click();
+    await page.getByRole("tab", { name: /^All alerts/ }).click();
+    await expect.poll(() => alertRow(page, "Disk full on db-1").count(), POLL).toBe(2);
+    await page.goto("/ops/web/-/alert_management/1/details");
+    await page.getByLabel("Status").selectOption("triggered");
+    await page.getByRole("alert").filter({ hasText: "with the same fingerprint is still open" }).waitFor();
+    expect(await page.getByLabel("Status").inputValue()).toBe("resolved");
+
     // Sign out: back to sign-in, and the old cookie no longer opens anything.
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.waitForURL("**/users/sign_in");
