@@ -34,7 +34,7 @@ describe("alert use-cases over real gRPC (SQLite, local queue)", () => {
       throw new AppError("UNIMPLEMENTED", "UNIMPLEMENTED", "501 Not Implemented");
     };
     const all = Object.fromEntries(Object.keys(def).map((k) => [k, unimplemented]));
-    server.add(def, { ...all, ...alertHandlers(h.runtime.module) } as unknown as ServiceHandlers<Def>);
+    server.add(def, { ...all, ...alertHandlers(h.runtime.useCases) } as unknown as ServiceHandlers<Def>);
     const port = await server.listen("127.0.0.1:0");
     server.setServing(true);
     client = createClient(def, { target: "alert", address: `127.0.0.1:${port}` });
@@ -339,7 +339,7 @@ describe("with Redis unreachable", () => {
     const world = new FakeWorld();
     const Database = (await import("better-sqlite3")).default;
     const db = new Database(":memory:");
-    const { FakeClock } = await import("@tocsin/core");
+    const { FakeClock } = await import("@tocsin/testing");
     const rt = await createAlertsRuntime({
       sqlite: db,
       dataDir: "/tmp/unused",
@@ -352,7 +352,7 @@ describe("with Redis unreachable", () => {
     const p = world.project();
     const i = world.integration(p);
     const started = Date.now();
-    const err = await failure(rt.module.ingest({ projectId: p, integrationId: i.id, payloadJson: "{}", waitMs: 0 }, ctx()));
+    const err = await failure(rt.useCases.ingest({ projectId: p, integrationId: i.id, payloadJson: "{}", waitMs: 0 }, ctx()));
     expect(err).toMatchObject({ code: "UNAVAILABLE", reason: "QUEUE_UNAVAILABLE" });
     expect(err.retryAfterSeconds).toBeGreaterThan(0);
     expect(Date.now() - started).toBeLessThan(2500);

@@ -1,20 +1,16 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type CallContext, FakeClock, forbidden, notFound, silentLogger } from "@tocsin/core";
+import { type CallContext, forbidden, notFound, silentLogger } from "@tocsin/core";
+import { FakeClock } from "@tocsin/testing";
 import Database from "better-sqlite3";
 import { Redis } from "ioredis";
 import { MongoClient } from "mongodb";
-import type {
-  IntegrationDirectory,
-  IntegrationRuntime,
-  PayloadMapping,
-  ProjectAccess,
-  Tier,
-} from "../alert-service/src/domain/types.js";
+import type { IntegrationDirectory, ProjectAccess } from "../alert-service/src/domain/ports.js";
+import type { IntegrationRuntime, PayloadMapping, Tier } from "../alert-service/src/domain/types.js";
 import { type AlertsRuntime, createAlertsRuntime } from "../alert-service/src/service.js";
 
-/** Fakes for what lives outside alert processing: auth-service's projects and the integrations module. */
+/** Fakes for what lives outside alert processing: auth-service's projects and the integrations use-cases. */
 export class FakeWorld {
   private nextProject = 1 + Math.floor(Math.random() * 1000) * 1000;
   private nextIntegration = 1;

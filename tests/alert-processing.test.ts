@@ -1,6 +1,6 @@
 import { sha1Hex, silentLogger } from "@tocsin/core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { AlertsModule } from "../alert-service/src/domain/alerts/module.js";
+import type { AlertsUseCases } from "../alert-service/src/domain/alerts/use-cases.js";
 import type { IntegrationRuntime } from "../alert-service/src/domain/types.js";
 import { ctx, eventually, type Harness, type QueueKind, type StoreKind, startHarness } from "./alert-processing.fixtures.js";
 
@@ -17,7 +17,7 @@ const combos: Array<[StoreKind, QueueKind, boolean]> = [
 ];
 
 const post = (
-  m: AlertsModule,
+  m: AlertsUseCases,
   i: IntegrationRuntime,
   payload: unknown,
   extra: { waitMs?: number; idempotencyKey?: string } = {},
@@ -30,10 +30,10 @@ const post = (
 for (const [store, queue, available] of combos) {
   describe.skipIf(!available)(`alert processing on ${store} with the ${queue} queue`, () => {
     let h: Harness;
-    let m: AlertsModule;
+    let m: AlertsUseCases;
     beforeAll(async () => {
       h = await startHarness(store, queue, { mongoUrl, redisUrl });
-      m = h.runtime.module;
+      m = h.runtime.useCases;
     });
     afterAll(async () => h?.close());
 

@@ -1,5 +1,5 @@
+import { captureLogger } from "@tocsin/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { captureLogger } from "../gateway/src/test-support/capture-logger.js";
 import { api } from "./api.js";
 import { type RunningSystem, startSystem } from "./harness.js";
 import { addMember, type SeededUser, seedGroup, seedProject, seedUser } from "./seed.js";

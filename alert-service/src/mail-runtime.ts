@@ -7,7 +7,7 @@ import { createAlertRecipients } from "./clients/alert-recipients.js";
 import type { AlertServiceConfig } from "./config.js";
 import type { AlertStore } from "./domain/alerts/ports.js";
 import type { MailJobs, MailStore, MailTransport } from "./domain/mail/ports.js";
-import type { ProjectAccess } from "./domain/types.js";
+import type { ProjectAccess } from "./domain/ports.js";
 import { createMailMetrics } from "./mail/metrics.js";
 import { createOutboxTransport } from "./mail/outbox-transport.js";
 import { createSmtpTransport } from "./mail/smtp-transport.js";

@@ -10,12 +10,12 @@ import { createAuthClient } from "./clients/auth-client.js";
 import { createIntegrationKeys } from "./clients/integration-keys.js";
 import { createProjectAccess } from "./clients/project-access.js";
 import { type AlertServiceConfig, mongoDbName, queuePrefix } from "./config.js";
-import { type AlertsModule, createAlertsModule } from "./domain/alerts/module.js";
 import type { AlertsStores } from "./domain/alerts/ports.js";
-import { createIntegrationsModule } from "./domain/integrations/module.js";
-import type { IntegrationStore } from "./domain/integrations/types.js";
+import { type AlertsUseCases, createAlertsUseCases } from "./domain/alerts/use-cases.js";
+import type { IntegrationStore } from "./domain/integrations/ports.js";
+import { createIntegrationsUseCases } from "./domain/integrations/use-cases.js";
 import type { MailJobs } from "./domain/mail/ports.js";
-import type { IntegrationDirectory, ProjectAccess } from "./domain/types.js";
+import type { IntegrationDirectory, ProjectAccess } from "./domain/ports.js";
 import { alertHandlers } from "./handlers/alerts.js";
 import { integrationHandlers } from "./handlers/integrations.js";
 import { createMailRuntime } from "./mail-runtime.js";
@@ -60,7 +60,7 @@ export async function createAlertService(
   const storage = await openStorage(config);
   const auth = createAuthClient(config.authServiceAddr);
   const projects = createProjectAccess(auth, clock);
-  const integrations = createIntegrationsModule({
+  const integrations = createIntegrationsUseCases({
     store: storage.integrations,
     keys: createIntegrationKeys(auth),
     projects,
@@ -88,7 +88,7 @@ export async function createAlertService(
     notifications: mail.jobs,
   });
   const server = createGrpcServer({ logger, protoFiles: [PROTO_FILES.alert], serviceNames: [SERVICE_NAME] });
-  server.add(alertV1.AlertServiceService, { ...integrationHandlers(integrations), ...alertHandlers(runtime.module) });
+  server.add(alertV1.AlertServiceService, { ...integrationHandlers(integrations), ...alertHandlers(runtime.useCases) });
   let port: number;
   try {
     await runtime.start();
@@ -149,7 +149,7 @@ export interface AlertsRuntimeOptions {
 }
 
 export interface AlertsRuntime {
-  module: AlertsModule;
+  useCases: AlertsUseCases;
   /** The stores, for housekeeping and tests. */
   stores: AlertsStores;
   /** Starts the queue workers and the housekeeping timer. */
@@ -183,7 +183,7 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
   const stores = await storesOf(opts);
   const queue = queueOf(opts);
   const jobs = createAlertJobs(queue);
-  const module = createAlertsModule({
+  const useCases = createAlertsUseCases({
     stores,
     jobs,
     projects: opts.projects,
@@ -199,10 +199,10 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
       .catch((err) => opts.logger.warn({ err }, "purge failed"));
   };
   return {
-    module,
+    useCases,
     stores,
     async start() {
-      await queue.start(createJobRunner(module.jobs, opts.logger.child({ component: "alert-worker" })));
+      await queue.start(createJobRunner(useCases.jobs, opts.logger.child({ component: "alert-worker" })));
       housekeeping = setInterval(purge, 10 * 60_000);
       housekeeping.unref();
     },

@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type CallContext, FakeClock, type RunningService, silentLogger, systemClock } from "@tocsin/core";
+import { type CallContext, type RunningService, silentLogger, systemClock } from "@tocsin/core";
 import { createClient, type PromiseClient } from "@tocsin/grpc";
 import { authV1 } from "@tocsin/proto";
+import { FakeClock, until } from "@tocsin/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "./config.js";
 import type { AccessEvent } from "./domain/access-events.js";
@@ -91,10 +92,6 @@ describe("WatchAccessChanges over gRPC", () => {
     const stream = client.stream("watchAccessChanges", {}, sys);
     stream.on("data", (m: authV1.WatchAccessChangesResponse) => seen.push(m));
     stream.on("error", () => {});
-    const until = async (cond: () => boolean) => {
-      for (let i = 0; i < 300 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
-      expect(cond()).toBe(true);
-    };
     await until(() => seen.length === 1);
     expect(seen[0]).toEqual({ revokedTokenIds: [], userIds: [], all: true, endedSessionIds: [] });
 

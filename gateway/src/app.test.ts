@@ -1,11 +1,10 @@
 import { silentLogger, systemClock } from "@tocsin/core";
+import { captureLogger, STUB_TOKENS, type StubServer, startStubServer } from "@tocsin/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "./config.js";
 import { createGateway, type RunningGateway } from "./service.js";
-import { captureLogger } from "./test-support/capture-logger.js";
-import { STUB_TOKENS, type StubServer, startStubServer } from "./test-support/stub-services.js";
 
-// The gateway over real HTTP and real gRPC, against small stub services (see test-support/).
+// The gateway over real HTTP and real gRPC, against small stub services (see libs/testing).
 describe("gateway HTTP surface", () => {
   const log = captureLogger();
   let auth: StubServer;

@@ -4,10 +4,10 @@ import { join } from "node:path";
 import { AppError, ConfigError, type RunningService, silentLogger, systemClock } from "@tocsin/core";
 import { createClient, type PromiseClient } from "@tocsin/grpc";
 import { settingsV1 } from "@tocsin/proto";
+import { FakeDirectory } from "@tocsin/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "./config.js";
 import { createSettingsService } from "./service.js";
-import { FakeDirectory } from "./testing/fake-directory.js";
 
 const { SourceType } = settingsV1;
 const user = { requestId: "r1", principal: { userId: 1 } };

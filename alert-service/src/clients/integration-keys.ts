@@ -1,6 +1,7 @@
 import { internalContext as internal } from "@tocsin/core";
 import { authV1 } from "@tocsin/proto";
-import type { IntegrationKey, IntegrationKeys, KeyedType } from "../domain/integrations/types.js";
+import type { IntegrationKey, IntegrationKeys } from "../domain/integrations/ports.js";
+import type { KeyedType } from "../domain/integrations/types.js";
 import type { AuthClient } from "./auth-client.js";
 
 const TYPE: Record<KeyedType, authV1.IntegrationType> = {

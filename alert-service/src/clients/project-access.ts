@@ -1,6 +1,7 @@
 import { type CallContext, type Clock, forbidden, internalContext, systemClock } from "@tocsin/core";
 import { authV1 } from "@tocsin/proto";
-import { ACCESS, type ProjectAccess, type ProjectRef, type Tier } from "../domain/types.js";
+import type { ProjectAccess } from "../domain/ports.js";
+import { ACCESS, type ProjectRef, type Tier } from "../domain/types.js";
 import type { AuthClient } from "./auth-client.js";
 
 /** How long `byId` answers are reused (the ingest hot path asks for every alert). */

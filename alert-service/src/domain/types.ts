@@ -1,5 +1,3 @@
-import type { CallContext } from "@tocsin/core";
-
 /** Shared vocabulary of alert-service's domain. No transport or driver types here. */
 
 export type Tier = "free" | "premium" | "ultimate";
@@ -13,18 +11,6 @@ export interface ProjectRef {
   tier: Tier;
   /** The caller's effective access level; 50 for admins and for internal calls. */
   accessLevel: number;
-}
-
-/** Port over auth-service's project directory. */
-export interface ProjectAccess {
-  /**
-   * Resolves a project (numeric id or full path) visible to `ctx.principal` and checks that the
-   * caller has at least `minLevel`. Errors: NOT_FOUND `404 Project Not Found` for unknown or
-   * invisible projects, PERMISSION_DENIED `403 Forbidden` below the level.
-   */
-  require(idOrPath: string, minLevel: number, ctx: CallContext): Promise<ProjectRef>;
-  /** Internal lookup by id, no role check (e.g. for queue workers). */
-  byId(projectId: number, ctx: CallContext): Promise<ProjectRef>;
 }
 
 /** One mapped alert field: where in the payload its value is, and how to read it. */
@@ -47,11 +33,4 @@ export interface IntegrationRuntime {
   active: boolean;
   /** Applied only on Premium and above, and only when non-empty. */
   mapping: PayloadMapping | null;
-}
-
-/** Port implemented by the integrations module, used by ingest and test alerts. */
-export interface IntegrationDirectory {
-  get(projectId: number, integrationId: number): Promise<IntegrationRuntime | undefined>;
-  /** The API URL of the project's Opsgenie link while it is active (alerts are managed there). */
-  opsgenieUrl(projectId: number): Promise<string | undefined>;
 }

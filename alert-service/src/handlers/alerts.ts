@@ -1,8 +1,8 @@
 import type { ServiceHandlers } from "@tocsin/grpc";
 import type { alertV1 } from "@tocsin/proto";
 import type { ActivityEntry, Alert, AlertSettings, Incident } from "../domain/alerts/model.js";
-import type { AlertsModule } from "../domain/alerts/module.js";
 import type { DryRun } from "../domain/alerts/test-alert.js";
+import type { AlertsUseCases } from "../domain/alerts/use-cases.js";
 
 type Def = typeof alertV1.AlertServiceService;
 const NAMES = [
@@ -71,10 +71,10 @@ function toDryRun(d: DryRun): alertV1.DryRunResult {
 }
 
 /** Thin gRPC handlers over the alert use-cases. */
-export function alertHandlers(module: AlertsModule): AlertHandlers {
+export function alertHandlers(useCases: AlertsUseCases): AlertHandlers {
   return {
     async ingestAlert(req, ctx) {
-      const r = await module.ingest(
+      const r = await useCases.ingest(
         {
           projectId: req.projectId,
           integrationId: req.integrationId,
@@ -94,7 +94,7 @@ export function alertHandlers(module: AlertsModule): AlertHandlers {
       };
     },
     async sendTestAlert(req, ctx) {
-      const r = await module.sendTestAlert(
+      const r = await useCases.sendTestAlert(
         {
           projectIdOrPath: req.projectIdOrPath,
           integrationId: req.integrationId,
@@ -106,33 +106,33 @@ export function alertHandlers(module: AlertsModule): AlertHandlers {
       return { message: r.message, alert: r.alert && toAlertMessage(r.alert, r.alert), dryRun: r.dryRun && toDryRun(r.dryRun) };
     },
     async getIngestStats() {
-      return module.stats();
+      return useCases.stats();
     },
     async listAlerts(req, ctx) {
-      const r = await module.listAlerts(req, ctx);
+      const r = await useCases.listAlerts(req, ctx);
       return { alerts: r.alerts.map((a) => toAlertMessage(a)), total: r.total, opsgenieUrl: r.opsgenieUrl ?? "" };
     },
     async getAlert(req, ctx) {
-      const a = await module.getAlert(req.projectIdOrPath, req.alertIid, ctx);
+      const a = await useCases.getAlert(req.projectIdOrPath, req.alertIid, ctx);
       return { alert: toAlertMessage(a, a) };
     },
     async updateAlertStatus(req, ctx) {
-      const a = await module.updateAlertStatus(req.projectIdOrPath, req.alertIid, req.status, ctx);
+      const a = await useCases.updateAlertStatus(req.projectIdOrPath, req.alertIid, req.status, ctx);
       return { alert: toAlertMessage(a, a) };
     },
     async listIncidents(req, ctx) {
-      const r = await module.listIncidents(req, ctx);
+      const r = await useCases.listIncidents(req, ctx);
       return { incidents: r.incidents.map(toIncidentMessage), total: r.total };
     },
     async getIncident(req, ctx) {
-      return { incident: toIncidentMessage(await module.getIncident(req.projectIdOrPath, req.incidentIid, ctx)) };
+      return { incident: toIncidentMessage(await useCases.getIncident(req.projectIdOrPath, req.incidentIid, ctx)) };
     },
     async getAlertSettings(req, ctx) {
-      return { settings: toSettings(await module.getAlertSettings(req.projectIdOrPath, ctx)) };
+      return { settings: toSettings(await useCases.getAlertSettings(req.projectIdOrPath, ctx)) };
     },
     async updateAlertSettings(req, ctx) {
       const { projectIdOrPath, ...change } = req;
-      return { settings: toSettings(await module.updateAlertSettings(projectIdOrPath, change, ctx)) };
+      return { settings: toSettings(await useCases.updateAlertSettings(projectIdOrPath, change, ctx)) };
     },
   };
 }

@@ -1,8 +1,8 @@
 import { invalidArgument } from "@tocsin/core";
 import type { ServiceHandlers } from "@tocsin/grpc";
 import type { alertV1 } from "@tocsin/proto";
-import type { IntegrationsModule } from "../domain/integrations/module.js";
 import type { IntegrationView } from "../domain/integrations/types.js";
+import type { IntegrationsUseCases } from "../domain/integrations/use-cases.js";
 
 type Def = typeof alertV1.AlertServiceService;
 
@@ -46,7 +46,7 @@ function project(req: { projectIdOrPath: string }): string {
   return value;
 }
 
-export function integrationHandlers(m: IntegrationsModule): IntegrationHandlers {
+export function integrationHandlers(m: IntegrationsUseCases): IntegrationHandlers {
   const one = (view: IntegrationView) => ({ integration: toIntegrationMessage(view) });
   return {
     async listIntegrations(req, ctx) {

@@ -1,5 +1,5 @@
 import { type CallContext, forbidden, unauthenticated } from "@tocsin/core";
-import type { AuthStore } from "./store.js";
+import type { AuthStore } from "./ports.js";
 import type { UserRecord } from "./types.js";
 
 /** Who acts: a trusted internal caller (no principal) or a user. */

@@ -1,6 +1,6 @@
 import type { Clock, Logger } from "@tocsin/core";
 import { hashPassword, verifyPassword } from "./passwords.js";
-import type { AuthStore } from "./store.js";
+import type { AuthStore } from "./ports.js";
 import { hashToken } from "./tokens.js";
 import type { UserRecord } from "./types.js";
 

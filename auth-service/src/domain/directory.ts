@@ -1,7 +1,7 @@
 import { notFound } from "@tocsin/core";
 import { effectiveGroupLevel, effectiveProjectLevel, parseIdOrPath, topLevelId } from "./access.js";
 import { type Actor, isPrivileged } from "./actor.js";
-import type { AuthStore } from "./store.js";
+import type { AuthStore } from "./ports.js";
 import { ACCESS, type NamespaceRecord, type PlanName, type ProjectRecord } from "./types.js";
 
 /** A project as callers see it. */

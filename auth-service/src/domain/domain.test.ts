@@ -1,4 +1,5 @@
-import { type AppError, type CallContext, FakeClock, SecretBox } from "@tocsin/core";
+import { type AppError, type CallContext, SecretBox } from "@tocsin/core";
+import { FakeClock } from "@tocsin/testing";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { UseCases } from "../handlers/use-cases.js";
 import { createUseCases } from "../service.js";

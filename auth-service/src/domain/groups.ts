@@ -5,7 +5,7 @@ import { isPrivileged, requireAdmin, requireSelfOrAdmin, resolveActor } from "./
 import type { Directory, GroupView } from "./directory.js";
 import { pathTaken } from "./errors.js";
 import type { KeyEventHub } from "./key-events.js";
-import type { AuthStore } from "./store.js";
+import type { AuthStore } from "./ports.js";
 import { ACCESS, type NamespaceRecord, type PlanName, type UserRecord } from "./types.js";
 import { rejectReserved, validateLevel, validateName, validatePath, valueInvalid } from "./validation.js";
 

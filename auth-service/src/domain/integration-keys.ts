@@ -2,7 +2,7 @@ import { AppError, type CallContext, type Clock, forbidden, notFound, paramMissi
 import { resolveActor } from "./actor.js";
 import type { Directory, ProjectView } from "./directory.js";
 import type { KeyEventHub } from "./key-events.js";
-import type { AuthStore } from "./store.js";
+import type { AuthStore } from "./ports.js";
 import { hashToken } from "./tokens.js";
 import { ACCESS, type IntegrationKeyRecord, type IntegrationKind, type PlanName } from "./types.js";
 import { valueInvalid } from "./validation.js";

@@ -2,8 +2,8 @@ import { type CallContext, type Page, pageOffset } from "@tocsin/core";
 import { effectiveGroupLevel, effectiveProjectLevel, groupChain, topLevelId } from "./access.js";
 import { type Actor, isAdminUser, resolveActor } from "./actor.js";
 import type { Directory, GroupView, ProjectView } from "./directory.js";
+import type { AuthStore } from "./ports.js";
 import type { MemberView } from "./projects.js";
-import type { AuthStore } from "./store.js";
 import { ACCESS, type MembershipRecord, type NamespaceRecord, type PlanName } from "./types.js";
 
 export interface ListQuery {

@@ -4,7 +4,7 @@ import type { AccessEventHub } from "./access-events.js";
 import { type Actor, isPrivileged, resolveActor } from "./actor.js";
 import type { Directory, ProjectView } from "./directory.js";
 import { pathTaken } from "./errors.js";
-import type { AuthStore } from "./store.js";
+import type { AuthStore } from "./ports.js";
 import { ACCESS, type NamespaceRecord, type UserRecord } from "./types.js";
 import { pathFromName, validateLevel, validateName, validatePath } from "./validation.js";
 

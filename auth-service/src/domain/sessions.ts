@@ -2,8 +2,8 @@ import { createHash, randomBytes } from "node:crypto";
 import { AppError, type Clock, sha256Hex, unauthenticated } from "@tocsin/core";
 import type { AccessEventHub } from "./access-events.js";
 import { verifyPassword } from "./passwords.js";
+import type { AuthStore } from "./ports.js";
 import type { SignInThrottle } from "./sign-in-throttle.js";
-import type { AuthStore } from "./store.js";
 import type { SessionRecord, UserRecord } from "./types.js";
 
 const SESSION_IDLE_MS = 7 * 24 * 3600_000;

@@ -1,5 +1,5 @@
 import type { Clock } from "@tocsin/core";
-import type { AuthStore } from "./store.js";
+import type { AuthStore } from "./ports.js";
 
 const MAX_FAILED_SIGN_INS = 10;
 const FAILURE_WINDOW_MS = 10 * 60_000;

@@ -1,4 +1,5 @@
-import { type AppError, FakeClock } from "@tocsin/core";
+import type { AppError } from "@tocsin/core";
+import { FakeClock } from "@tocsin/testing";
 import { beforeEach, describe, expect, it } from "vitest";
 import { SqliteAuthStore } from "../store/sqlite-auth-store.js";
 import { TOKEN_EXPIRED_MESSAGE, TokenService } from "./tokens.js";

@@ -2,8 +2,8 @@ import { randomBytes } from "node:crypto";
 import { type CallContext, type Clock, notFound, sha256Hex, unauthenticated } from "@tocsin/core";
 import type { AccessEventHub } from "./access-events.js";
 import { isPrivileged, requireSelfOrAdmin, resolveActor } from "./actor.js";
+import type { AuthStore } from "./ports.js";
 import { userBlocked } from "./sessions.js";
-import type { AuthStore } from "./store.js";
 import type { Scope, TokenRecord } from "./types.js";
 import { isExpired, requireText, validateExpiresAt, validateScopes } from "./validation.js";
 

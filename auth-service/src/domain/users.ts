@@ -2,8 +2,8 @@ import { type CallContext, type Clock, forbidden, invalidArgument, notFound, typ
 import type { AccessEventHub } from "./access-events.js";
 import { isPrivileged, requireAdmin, requireSelfOrAdmin, resolveActor } from "./actor.js";
 import { hashPassword, validatePassword } from "./passwords.js";
+import type { AuthStore, UserPatch } from "./ports.js";
 import type { SessionService } from "./sessions.js";
-import type { AuthStore, UserPatch } from "./store.js";
 import type { TokenService } from "./tokens.js";
 import type { EmailRecord, UserRecord } from "./types.js";
 import { rejectReserved, validateEmail, validateName, validateUsername } from "./validation.js";

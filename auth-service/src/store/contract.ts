@@ -1,6 +1,6 @@
 import { AppError } from "@tocsin/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { AuthStore } from "../domain/store.js";
+import type { AuthStore } from "../domain/ports.js";
 import type { IntegrationKeyRecord, NamespaceRecord } from "../domain/types.js";
 
 export interface StoreSetup {

@@ -10,7 +10,7 @@ import type {
   NewUser,
   ProjectScope,
   UserPatch,
-} from "../domain/store.js";
+} from "../domain/ports.js";
 import type {
   EmailRecord,
   IntegrationKeyRecord,

@@ -1,8 +1,8 @@
 import { silentLogger } from "@tocsin/core";
 import { createClient, type ServerStream } from "@tocsin/grpc";
 import { authV1 } from "@tocsin/proto";
+import { type StubServer, startStubServer, stubAuthHandlers, until } from "@tocsin/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { type StubServer, startStubServer, stubAuthHandlers } from "../test-support/stub-services.js";
 import { createEndpointCache, type EndpointCache } from "./endpoint-cache.js";
 
 type Event = authV1.WatchIntegrationKeysResponse;
@@ -49,13 +49,6 @@ async function stubAuth() {
 }
 
 const ctx = { requestId: "t" };
-const until = async (cond: () => boolean, ms = 3000) => {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
 
 describe("webhook endpoint cache", () => {
   let server: StubServer | undefined;

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
-import { freePort, waitForPort } from "./ports.js";
+import { freePort, waitForPort } from "./tcp-ports.js";
 
 export interface Backend {
   url: string;

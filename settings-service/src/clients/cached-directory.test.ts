@@ -1,6 +1,7 @@
 import { AppError, notFound, silentLogger } from "@tocsin/core";
 import { createClient, createGrpcServer, type GrpcServer, type ServerStream, type ServiceHandlers } from "@tocsin/grpc";
 import { authV1, PROTO_FILES } from "@tocsin/proto";
+import { until } from "@tocsin/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Directory } from "../domain/ports.js";
 import { type CachedDirectory, createCachedDirectory } from "./cached-directory.js";
@@ -69,14 +70,6 @@ function countingDirectory(calls: string[]): Directory {
     },
   };
 }
-
-const until = async (cond: () => boolean, ms = 3000) => {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
 
 describe("settings-service directory cache", () => {
   let stub: Awaited<ReturnType<typeof stubWatch>> | undefined;

@@ -1,6 +1,6 @@
+import { FakeDirectory } from "@tocsin/testing";
 import { beforeEach, describe, expect, it } from "vitest";
 import { SqliteSettingsStore } from "../store/sqlite-settings-store.js";
-import { FakeDirectory } from "../testing/fake-directory.js";
 import { resolveAlertRecipients } from "./alert-recipients.js";
 import type { Level } from "./events.js";
 

@@ -1,7 +1,7 @@
 import type { AppError } from "@tocsin/core";
+import { FakeDirectory } from "@tocsin/testing";
 import { beforeEach, describe, expect, it } from "vitest";
 import { SqliteSettingsStore } from "../store/sqlite-settings-store.js";
-import { FakeDirectory } from "../testing/fake-directory.js";
 import type { EventName, Level } from "./events.js";
 import type { SettingKey } from "./ports.js";
 import { decide, effectiveSetting, resolveRecipients } from "./recipients.js";

@@ -1,7 +1,7 @@
-import { type AppError, FakeClock } from "@tocsin/core";
+import type { AppError } from "@tocsin/core";
+import { FakeClock, FakeDirectory } from "@tocsin/testing";
 import { beforeEach, describe, expect, it } from "vitest";
 import { SqliteSettingsStore } from "../store/sqlite-settings-store.js";
-import { FakeDirectory } from "../testing/fake-directory.js";
 import { EVENT_NAMES } from "./events.js";
 import { createSettingsUseCases, type SettingsUseCases } from "./settings.js";
 

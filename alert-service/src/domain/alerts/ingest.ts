@@ -1,6 +1,7 @@
 import { AppError, type CallContext, type Clock, invalidArgument, notFound } from "@tocsin/core";
 import type { MailJobs } from "../mail/ports.js";
-import type { IntegrationDirectory, IntegrationRuntime, ProjectAccess, Tier } from "../types.js";
+import type { IntegrationDirectory, ProjectAccess } from "../ports.js";
+import type { IntegrationRuntime, Tier } from "../types.js";
 import type { AlertOutcome, NormalizedAlert } from "./model.js";
 import { normalizeGeneric } from "./normalize.js";
 import { type AlertJobs, type AlertsStores, alertJobId } from "./ports.js";

@@ -1,8 +1,10 @@
 import type { CallContext, Clock, Logger } from "@tocsin/core";
 import { internalContext as internal, notFound } from "@tocsin/core";
-import type { ProjectAccess, ProjectRef } from "../types.js";
+import type { ProjectAccess } from "../ports.js";
+import type { ProjectRef } from "../types.js";
+import type { IntegrationKey, IntegrationKeys, IntegrationStore } from "./ports.js";
 import { httpEndpointUrl, prometheusUrl } from "./slug.js";
-import type { IntegrationKey, IntegrationKeys, IntegrationRecord, IntegrationStore, IntegrationView } from "./types.js";
+import type { IntegrationRecord, IntegrationView } from "./types.js";
 
 /** What the integration use-cases work with. */
 export interface IntegrationsDeps {

@@ -1,4 +1,4 @@
-import { FakeClock } from "@tocsin/core";
+import { FakeClock } from "@tocsin/testing";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { createSqliteIntegrationStore } from "../../store/integrations/sqlite-integration-store.js";

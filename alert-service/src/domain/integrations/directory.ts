@@ -1,6 +1,7 @@
 import type { Clock } from "@tocsin/core";
-import type { IntegrationDirectory, IntegrationRuntime } from "../types.js";
-import type { IntegrationStore } from "./types.js";
+import type { IntegrationDirectory } from "../ports.js";
+import type { IntegrationRuntime } from "../types.js";
+import type { IntegrationStore } from "./ports.js";
 
 /** How long a looked-up integration is reused by this process (other instances' writes). */
 export const DIRECTORY_TTL_MS = 5_000;

@@ -2,7 +2,8 @@ import { type AppError, type CallContext, forbidden, invalidArgument } from "@to
 import type { PayloadMapping, ProjectRef } from "../types.js";
 import { parseMapping } from "./mapping.js";
 import { parsePayloadExample } from "./payload.js";
-import type { IntegrationKeys, IntegrationRecord, IntegrationStore } from "./types.js";
+import type { IntegrationKeys, IntegrationStore } from "./ports.js";
+import type { IntegrationRecord } from "./types.js";
 
 export const MAX_NAME_LENGTH = 255;
 

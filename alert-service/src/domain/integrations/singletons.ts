@@ -1,8 +1,9 @@
 import { AppError, type CallContext, internalContext as internal } from "@tocsin/core";
 import { ACCESS, type ProjectRef } from "../types.js";
 import { type IntegrationsDeps, toView } from "./deps.js";
+import type { IntegrationKey } from "./ports.js";
 import { assertNoOtherActive, assertOpsgenieInactive, checkApiUrl } from "./rules.js";
-import type { IntegrationKey, IntegrationPatch, IntegrationRecord, IntegrationView } from "./types.js";
+import type { IntegrationPatch, IntegrationRecord, IntegrationView } from "./types.js";
 
 export interface SingletonInput {
   active?: boolean;

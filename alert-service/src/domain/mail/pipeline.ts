@@ -1,7 +1,7 @@
 import type { Clock, Logger } from "@tocsin/core";
 import type { Alert } from "../alerts/model.js";
 import type { AlertStore } from "../alerts/ports.js";
-import type { ProjectAccess } from "../types.js";
+import type { ProjectAccess } from "../ports.js";
 import { type DigestEntry, type MailSettings, renderAlertMail, renderDigestMail } from "./message.js";
 import {
   type AlertRecipients,

@@ -1,6 +1,7 @@
 import { AppError } from "@tocsin/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { IntegrationStore, NewIntegration } from "../../domain/integrations/types.js";
+import type { IntegrationStore } from "../../domain/integrations/ports.js";
+import type { NewIntegration } from "../../domain/integrations/types.js";
 
 const at = new Date("2026-11-21T10:00:00.000Z");
 const http = (projectId: number, name: string, extra: Partial<NewIntegration> = {}): NewIntegration => ({

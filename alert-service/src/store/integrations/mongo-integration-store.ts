@@ -1,13 +1,8 @@
 import { alreadyExists } from "@tocsin/core";
 import { isDuplicateKey, MongoSequences } from "@tocsin/store";
 import type { Collection, Db } from "mongodb";
-import type {
-  IntegrationPatch,
-  IntegrationRecord,
-  IntegrationStore,
-  IntegrationType,
-  NewIntegration,
-} from "../../domain/integrations/types.js";
+import type { IntegrationStore } from "../../domain/integrations/ports.js";
+import type { IntegrationPatch, IntegrationRecord, IntegrationType, NewIntegration } from "../../domain/integrations/types.js";
 import { mappingFromText, mappingToText, uniqueKeyOf } from "./codec.js";
 
 interface Doc {

@@ -1,13 +1,8 @@
 import { AppError, alreadyExists } from "@tocsin/core";
 import { isDuplicateKey, prepared } from "@tocsin/store";
 import type Database from "better-sqlite3";
-import type {
-  IntegrationPatch,
-  IntegrationRecord,
-  IntegrationStore,
-  IntegrationType,
-  NewIntegration,
-} from "../../domain/integrations/types.js";
+import type { IntegrationStore } from "../../domain/integrations/ports.js";
+import type { IntegrationPatch, IntegrationRecord, IntegrationType, NewIntegration } from "../../domain/integrations/types.js";
 import { mappingFromText, mappingToText, uniqueKeyOf } from "./codec.js";
 
 interface Row {

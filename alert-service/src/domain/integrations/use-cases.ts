@@ -1,5 +1,6 @@
 import { type CallContext, type Clock, internalContext as internal, type Logger } from "@tocsin/core";
-import { ACCESS, type IntegrationDirectory, type ProjectAccess } from "../types.js";
+import type { IntegrationDirectory, ProjectAccess } from "../ports.js";
+import { ACCESS } from "../types.js";
 import type { IntegrationsDeps } from "./deps.js";
 import { createIntegrationDirectory } from "./directory.js";
 import {
@@ -12,6 +13,7 @@ import {
   updateHttpIntegration,
 } from "./http-integrations.js";
 import { extractPayloadFields, parsePayloadExample } from "./payload.js";
+import type { IntegrationKeys, IntegrationStore } from "./ports.js";
 import { customMappingUnavailable, premium } from "./rules.js";
 import {
   getOpsgenieIntegration,
@@ -21,7 +23,7 @@ import {
   updateOpsgenieIntegration,
   updatePrometheusIntegration,
 } from "./singletons.js";
-import type { IntegrationKeys, IntegrationStore, IntegrationSummary, IntegrationView, PayloadField } from "./types.js";
+import type { IntegrationSummary, IntegrationView, PayloadField } from "./types.js";
 
 export interface IntegrationsModuleOptions {
   store: IntegrationStore;
@@ -33,7 +35,7 @@ export interface IntegrationsModuleOptions {
 }
 
 /** The integration management use-cases, and the directory processing reads integrations from. */
-export interface IntegrationsModule {
+export interface IntegrationsUseCases {
   list(idOrPath: string, ctx: CallContext): Promise<IntegrationSummary[]>;
   createHttp(idOrPath: string, input: CreateHttpInput, ctx: CallContext): Promise<IntegrationView>;
   getHttp(idOrPath: string, id: number, ctx: CallContext): Promise<IntegrationView>;
@@ -54,7 +56,7 @@ export interface IntegrationsModule {
   directory: IntegrationDirectory;
 }
 
-export function createIntegrationsModule(options: IntegrationsModuleOptions): IntegrationsModule {
+export function createIntegrationsUseCases(options: IntegrationsModuleOptions): IntegrationsUseCases {
   const directory = createIntegrationDirectory(options.store, options.clock);
   const deps: IntegrationsDeps = { ...options, changed: () => directory.invalidate() };
   return {

@@ -1,5 +1,5 @@
 import { notFound } from "@tocsin/core";
-import type { Directory, EmailInfo, GroupInfo, MemberInfo, Plan, ProjectInfo } from "../domain/ports.js";
+import type { Directory, EmailInfo, GroupInfo, MemberInfo, Plan, ProjectInfo } from "@tocsin/settings-service";
 
 /**
  * An in-memory Directory for unit tests of the domain rules (auth-service is outside this

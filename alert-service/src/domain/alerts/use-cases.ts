@@ -10,7 +10,7 @@ import { sendTestAlert, type TestAlertRequest, type TestAlertResult } from "./te
 export type AlertsDeps = IngestDeps;
 
 /** The alert use-cases (gRPC handlers call these) and the job handlers (queue workers call these). */
-export interface AlertsModule {
+export interface AlertsUseCases {
   ingest(req: IngestRequest, ctx: CallContext): Promise<IngestResult>;
   sendTestAlert(req: TestAlertRequest, ctx: CallContext): Promise<TestAlertResult>;
   stats(): Promise<QueueStats>;
@@ -35,7 +35,7 @@ export interface AlertsModule {
   };
 }
 
-export function createAlertsModule(deps: AlertsDeps): AlertsModule {
+export function createAlertsUseCases(deps: AlertsDeps): AlertsUseCases {
   return {
     ingest: (req, ctx) => ingest(deps, req, ctx),
     sendTestAlert: (req, ctx) => sendTestAlert(deps, req, ctx),

@@ -7,7 +7,7 @@ import { type RunningSystem, startSystem } from "./harness.js";
 import { addMember, type SeededProject, type SeededUser, seedGroup, seedProject, seedUser } from "./seed.js";
 
 /**
- * Issue 5 over gRPC (item 4): custom mapping, payload fields, the Prometheus integration and
+ * Over gRPC: custom mapping, payload fields, the Prometheus integration and
  * its batches, and the Opsgenie link, as internal services call alert-service.
  */
 describe("custom mapping, Prometheus and Opsgenie over gRPC", () => {
@@ -34,8 +34,8 @@ describe("custom mapping, Prometheus and Opsgenie over gRPC", () => {
     project = await seedProject(sys.url, maintainer.token, { path: "svc", namespaceId: group.id });
     await addMember(sys.url, maintainer.token, "projects", project.id, developer.user.id, 30);
     alert = createClient(alertV1.AlertServiceService, { target: "alert", address: sys.alertAddr });
-    asMaintainer = { requestId: "grpc-issue5", principal: { userId: maintainer.user.id } };
-    asDeveloper = { requestId: "grpc-issue5", principal: { userId: developer.user.id } };
+    asMaintainer = { requestId: "grpc-mapping", principal: { userId: maintainer.user.id } };
+    asDeveloper = { requestId: "grpc-mapping", principal: { userId: developer.user.id } };
   });
   afterAll(async () => {
     alert?.close();
