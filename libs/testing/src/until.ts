@@ -5,7 +5,7 @@
 export async function until<T>(
   check: () => Promise<T | false | undefined> | T | false | undefined,
   timeoutMs = 30_000,
-  intervalMs = 50,
+  intervalMs = 10,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
