@@ -1,4 +1,4 @@
-import type { NewSession, SessionStore } from "../domain/store.js";
+import type { NewSession, SessionStore } from "../domain/ports.js";
 import type { SessionRecord } from "../domain/types.js";
 import { type Docs, fromDoc } from "./mongo-docs.js";
 

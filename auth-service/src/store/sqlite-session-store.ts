@@ -1,6 +1,6 @@
 import { prepared } from "@tocsin/store";
 import type Database from "better-sqlite3";
-import type { NewSession, SessionStore } from "../domain/store.js";
+import type { NewSession, SessionStore } from "../domain/ports.js";
 import type { SessionRecord } from "../domain/types.js";
 import * as row from "./sqlite-rows.js";
 
