@@ -47,7 +47,8 @@ export async function openTab(browser: Browser, baseURL: string): Promise<Tab> {
   const context = await browser.newContext({ baseURL, viewport: { width: 1280, height: 900 } });
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: baseURL });
   const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
+  // Generous: the suites share two cores with every other suite of `npm test`.
+  page.setDefaultTimeout(30_000);
   const problems: string[] = [];
   page.on("console", (m) => {
     if (m.type() === "error" && /Content Security Policy|Uncaught/i.test(m.text())) problems.push(m.text());

@@ -71,6 +71,46 @@ describe.skipIf(chromiumMissing || !webBuilt)("web console: roles, not-found and
     await page.getByText("Premium", { exact: true }).waitFor();
     await page.getByRole("link", { name: "Monitor settings: Alerts" }).click();
     await page.getByRole("row").filter({ hasText: "Checks" }).filter({ hasText: "Enabled" }).waitFor();
+
+    // Prometheus: added from the same form; its credentials are shown.
+    const add = page.getByRole("region", { name: "Add new integration" });
+    await page.getByRole("button", { name: "Add new integration" }).click();
+    await add.getByLabel("1. Select integration type").selectOption({ label: "Prometheus" });
+    await add.getByRole("button", { name: "Save integration" }).click();
+    await page.getByRole("tab", { name: "Configure details", selected: true }).waitFor();
+    await page.getByRole("row").filter({ hasText: "Prometheus" }).filter({ hasText: "Enabled" }).waitFor();
+    await page.getByRole("tab", { name: "View credentials" }).click();
+    expect(await page.getByLabel("Webhook URL").inputValue()).toMatch(
+      /\/payments\/api-server\/prometheus\/alerts\/notify\.json$/,
+    );
+    expect(await page.getByLabel("Authorization key").inputValue()).toMatch(/^[0-9a-f]{32}$/);
+
+    // Premium allows a second HTTP endpoint; deleting one asks first.
+    await page.getByRole("button", { name: "Add new integration" }).click();
+    await add.getByLabel("1. Select integration type").selectOption({ label: "HTTP Endpoint" });
+    await add.getByLabel("2. Name integration").fill("Temporary");
+    await add.getByRole("button", { name: "Save integration" }).click();
+    await page.getByRole("row").filter({ hasText: "Temporary" }).waitFor();
+    await page.getByRole("button", { name: "Delete Temporary" }).click();
+    const dialog = page.getByRole("dialog", { name: "Delete integration" });
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    expect(await page.getByRole("row").filter({ hasText: "Temporary" }).count()).toBe(1);
+    await page.getByRole("button", { name: "Delete Temporary" }).click();
+    await dialog.getByRole("button", { name: "Delete integration" }).click();
+    await page.getByRole("status").filter({ hasText: "Integration deleted." }).waitFor();
+    expect(await page.getByRole("row").filter({ hasText: "Temporary" }).count()).toBe(0);
+
+    // Opsgenie cannot be active beside active integrations: the API's reason is shown.
+    const opsgenie = page.getByRole("region", { name: "Opsgenie" });
+    await opsgenie.getByLabel("Active").check();
+    await opsgenie.getByLabel("Opsgenie API URL").fill("https://example.app.opsgenie.com/alert/list");
+    await opsgenie.getByRole("button", { name: "Save Opsgenie settings" }).click();
+    await opsgenie
+      .getByRole("alert")
+      .filter({ hasText: "The Opsgenie integration cannot be enabled while another alert integration is active." })
+      .waitFor();
+    expect(await seriousA11yViolations(page)).toEqual([]);
     expect(problems).toEqual([]);
   }, 60_000);
 

@@ -25,7 +25,7 @@ else console.warn("[web-console] MongoDB or Redis unavailable: the MongoDB varia
 
 const ADMIN_PASSWORD = "root-password-for-tests";
 const PASSWORD = "maria-password-123";
-const POLL = { timeout: 20_000 };
+const POLL = { timeout: 30_000 };
 
 /** Every page of the journey passes axe with no serious or critical violation, and is photographed. */
 async function checkPage(tab: Tab, name: string, shots: boolean, fullPage = true) {
@@ -160,7 +160,7 @@ describe.skipIf(chromiumMissing || !webBuilt).each(backends)("web console journe
       });
     expect((await post(key)).status).toBe(202);
     const row = alertRow(page, "Disk full on db-1");
-    await row.waitFor({ timeout: 20_000 });
+    await row.waitFor();
     const eventsCell = row.getByRole("cell").nth(3);
     expect(await eventsCell.textContent()).toBe("1");
     expect(await row.getByText("Critical").count()).toBe(1);
