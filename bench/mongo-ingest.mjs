@@ -4,9 +4,12 @@
 // alert. Usage (after `npm run build`):
 //
 //   node bench/mongo-ingest.mjs                          # 6 phases of 1,000 alerts, both modes
-//   node bench/mongo-ingest.mjs --alerts 1000 --modes mongo --backend postgresql \
-//        --postgres-url postgres://postgres@127.0.0.1:5432/tocsin_bench
+//   node bench/mongo-ingest.mjs --modes embedded,mongo,mongo-pg \
+//        --postgres-url postgres://postgres@127.0.0.1:5432/
 //
+// `mongo` runs FerretDB on its SQLite backend (as the tests do); `mongo-pg` on its PostgreSQL
+// backend, in a fresh database `tocsin_bench_<time>` created (and dropped) with `psql` on the
+// server of `--postgres-url`.
 // Every alert is distinct (its own fingerprint), posted by `--concurrency` (20) loops to the
 // generic webhook. A phase posts its alerts and ends when the queue reports them all processed;
 // its rate is alerts / phase time. Loopback only; every wait is bounded.
@@ -27,7 +30,6 @@ const { values: opt } = parseArgs({
     phase: { type: "string", default: "1000" },
     concurrency: { type: "string", default: "20" },
     modes: { type: "string", default: "embedded,mongo" },
-    backend: { type: "string", default: "sqlite" },
     "postgres-url": { type: "string" },
     "phase-limit": { type: "string", default: "600" },
     json: { type: "string" },
@@ -38,7 +40,6 @@ const CFG = {
   phase: Number(opt.phase),
   concurrency: Number(opt.concurrency),
   phaseLimitS: Number(opt["phase-limit"]),
-  backend: opt.backend,
 };
 const log = (...a) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...a);
 
@@ -91,11 +92,24 @@ async function processedCount(grpc) {
   return { processed: s.processed, failed: s.failed };
 }
 
+/** A fresh PostgreSQL database on the server of `--postgres-url`; resolves to its URL and a drop(). */
+function freshPostgres() {
+  const server = opt["postgres-url"];
+  if (!server) throw new Error("--modes mongo-pg needs --postgres-url postgres://user@host:port/");
+  const base = server.replace(/\/[^/]*$/, "/");
+  const name = `tocsin_bench_${Date.now().toString(36)}`;
+  const psql = (sql) => execFileSync("psql", [`${base}postgres`, "-qc", sql], { stdio: "pipe" });
+  psql(`CREATE DATABASE ${name}`);
+  return { url: `${base}${name}`, drop: () => psql(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
 async function runMode(mode) {
-  const fdb = mode === "mongo" ? await startFerretDb({ handler: CFG.backend, postgresUrl: opt["postgres-url"] }) : undefined;
-  const sys = await startSystem({ queue: mode === "mongo" ? "redis" : "local", env: fdb ? { MONGO_URL: fdb.url } : {} });
+  const pg = mode === "mongo-pg" ? freshPostgres() : undefined;
+  const fdb =
+    mode === "embedded" ? undefined : await startFerretDb({ handler: pg ? "postgresql" : "sqlite", postgresUrl: pg?.url });
+  const sys = await startSystem({ queue: fdb ? "redis" : "local", env: fdb ? { MONGO_URL: fdb.url } : {} });
   const grpc = createClient(alertV1.AlertServiceService, { target: "alert", address: sys.alertAddr, timeoutMs: 5000 });
-  const out = { mode, backend: mode === "mongo" ? CFG.backend : "sqlite", phases: [] };
+  const out = { mode, phases: [] };
   try {
     const s = await seed(sys.url);
     await smoke(sys.url, s);
@@ -151,6 +165,7 @@ async function runMode(mode) {
     grpc.close?.();
     await sys.stop();
     await fdb?.stop();
+    pg?.drop();
   }
   const first = out.phases[0];
   const last = out.phases.length > 5 ? out.phases[out.phases.length - 1] : undefined;
@@ -175,11 +190,12 @@ async function main() {
   );
   const results = [];
   for (const mode of opt.modes.split(",").map((m) => m.trim())) {
-    if (mode !== "embedded" && mode !== "mongo") throw new Error(`--modes: unknown mode ${mode}`);
+    if (!["embedded", "mongo", "mongo-pg"].includes(mode)) throw new Error(`--modes: unknown mode ${mode}`);
     results.push(await runMode(mode));
   }
   const embedded = results.find((r) => r.mode === "embedded");
   const mongo = results.find((r) => r.mode === "mongo");
+  const mongoPg = results.find((r) => r.mode === "mongo-pg");
   const summary = {
     commit,
     loadavgAtEnd: loadavg().map((l) => Math.round(l * 100) / 100),
@@ -192,6 +208,10 @@ async function main() {
     mongoAfter5000: mongo?.lateRate,
     mongoLateOverFirst: mongo?.decay,
     embeddedLateOverFirst: embedded?.decay,
+    mongoPgFirst1000: mongoPg?.firstRate,
+    mongoPgAfter5000: mongoPg?.lateRate,
+    mongoPgOverall: mongoPg?.overallRate,
+    mongoPgShareOverall: embedded && mongoPg ? Math.round((mongoPg.overallRate / embedded.overallRate) * 100) / 100 : undefined,
     mongoRoundTripsPerAlert: mongo?.phases[0]?.roundTrips,
     mongoCpuMsPerAlertFirst: mongo?.phases[0]?.cpuMsPerAlert,
     mongoCpuMsPerAlertLast: mongo?.phases.at(-1)?.cpuMsPerAlert,

@@ -96,6 +96,7 @@ describe.skipIf(!mongoUrl)("alert processing on FerretDB: round trips and pushed
 
   /** Every `find` is answered from the primary key; every other filter is a bare `_id`. */
   async function expectPushedDown(commands: Sent[]) {
+    if (!ferret) return; // MongoDB keeps a change's conditions in its filter, served by the `_id` index
     const db = client.db(dbName);
     for (const s of commands) {
       const collection = s.command[s.name] as string;
@@ -103,7 +104,7 @@ describe.skipIf(!mongoUrl)("alert processing on FerretDB: round trips and pushed
         const what = `${s.name} ${collection} ${JSON.stringify(filter)}`;
         expect(Object.keys(filter), what).toEqual(["_id"]);
         expect(typeof filter._id, what).toBe("string");
-        if (s.name !== "find" || !ferret) continue;
+        if (s.name !== "find") continue;
         const plan = await db.command({ explain: { find: collection, filter } });
         expect(plan.filterPushdown, what).toBe(true);
       }
