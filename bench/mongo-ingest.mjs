@@ -4,6 +4,7 @@
 // alert. Usage (after `npm run build`):
 //
 //   node bench/mongo-ingest.mjs                          # 6 phases of 1,000 alerts, both modes
+// `--cpu-prof DIR` profiles alert-service (`node bench/alert-profile.mjs DIR/<mode>` reads it).
 //   node bench/mongo-ingest.mjs --modes embedded,mongo,mongo-pg \
 //        --postgres-url postgres://postgres@127.0.0.1:5432/
 //
@@ -33,6 +34,7 @@ const { values: opt } = parseArgs({
     "postgres-url": { type: "string" },
     "phase-limit": { type: "string", default: "600" },
     json: { type: "string" },
+    "cpu-prof": { type: "string" },
   },
 });
 const CFG = {
@@ -107,7 +109,12 @@ async function runMode(mode) {
   const pg = mode === "mongo-pg" ? freshPostgres() : undefined;
   const fdb =
     mode === "embedded" ? undefined : await startFerretDb({ handler: pg ? "postgresql" : "sqlite", postgresUrl: pg?.url });
-  const sys = await startSystem({ queue: fdb ? "redis" : "local", env: fdb ? { MONGO_URL: fdb.url } : {} });
+  const prof = opt["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${join(opt["cpu-prof"], mode)}`] : [];
+  const sys = await startSystem({
+    queue: fdb ? "redis" : "local",
+    env: fdb ? { MONGO_URL: fdb.url } : {},
+    nodeArgs: { alert: prof },
+  });
   const grpc = createClient(alertV1.AlertServiceService, { target: "alert", address: sys.alertAddr, timeoutMs: 5000 });
   const out = { mode, phases: [] };
   try {

@@ -91,7 +91,11 @@ export interface IncidentStore {
     offset: number,
     limit: number,
   ): Promise<{ incidents: Incident[]; total: number }>;
-  settings(projectId: number): Promise<AlertSettings>;
+  /**
+   * The project's alert settings. With `maxAgeMs`, a value this process read at most that long ago
+   * will do (changes made through this store are seen at once; another replica's within that time).
+   */
+  settings(projectId: number, maxAgeMs?: number): Promise<AlertSettings>;
   updateSettings(projectId: number, change: Partial<AlertSettings>, at: Date): Promise<AlertSettings>;
 }
 

@@ -83,13 +83,16 @@ function transitionOf(action: AlertAction): Transition | undefined {
   return undefined;
 }
 
+/** How stale the alert settings a job acts on may be (a change through another replica). */
+const SETTINGS_MAX_AGE_MS = 5_000;
+
 /** The project's alert settings, read at most once per job (and only when a step needs them). */
 type SettingsOnce = () => Promise<AlertSettings>;
 
 function settingsOnce(deps: ProcessingDeps, projectId: number): SettingsOnce {
   let read: Promise<AlertSettings> | undefined;
   return () => {
-    read ??= deps.stores.incidents.settings(projectId);
+    read ??= deps.stores.incidents.settings(projectId, SETTINGS_MAX_AGE_MS);
     return read;
   };
 }

@@ -245,6 +245,14 @@ export function describeAlertsStoresContract(
       expect((await s.requests.reserve(3, key, { requestId: "r5", fingerprints: [] }, later, at)).existed).toBe(false);
     });
 
+    it("settings read with a max age still see this store's own changes at once", async () => {
+      const p = nextProject();
+      expect((await s.incidents.settings(p, 60_000)).createIncident).toBe(false);
+      await s.incidents.updateSettings(p, { createIncident: true }, at);
+      expect((await s.incidents.settings(p, 60_000)).createIncident).toBe(true);
+      expect((await s.incidents.settings(p)).createIncident).toBe(true);
+    });
+
     it("tells a re-run of a job from its first run, and hands back a finished job's outcome", async () => {
       const id = `job-${op()}`;
       const outcome = { iid: 3, title: "t", status: "triggered" as const, events: 1, action: "created" as const };

@@ -133,11 +133,19 @@ export class MongoIncidentStore implements IncidentStore {
     return { incidents: docs.map(toIncident), total };
   }
 
-  async settings(projectId: number): Promise<AlertSettings> {
+  /** Settings read lately, for callers that accept a value up to `maxAgeMs` old (the processing path). */
+  private readonly recent = new Map<number, { readAt: number; value: AlertSettings }>();
+
+  async settings(projectId: number, maxAgeMs = 0): Promise<AlertSettings> {
+    const cached = this.recent.get(projectId);
+    if (cached && maxAgeMs > 0 && Date.now() - cached.readAt < maxAgeMs) return { ...cached.value };
     const d = await this.settingsCol.findOne({ _id: String(projectId) });
-    return d
+    const value = d
       ? { createIncident: d.create_incident, autoCloseIncident: d.auto_close_incident, sendEmail: d.send_email }
       : { ...DEFAULT_ALERT_SETTINGS };
+    if (this.recent.size >= 10_000) this.recent.clear();
+    this.recent.set(projectId, { readAt: Date.now(), value: { ...value } });
+    return value;
   }
 
   async updateSettings(projectId: number, change: Partial<AlertSettings>, at: Date) {
@@ -149,7 +157,9 @@ export class MongoIncidentStore implements IncidentStore {
       else onInsert[FIELDS[key]] = DEFAULT_ALERT_SETTINGS[key];
     }
     const update = Object.keys(onInsert).length ? { $set: set, $setOnInsert: onInsert } : { $set: set };
+    this.recent.delete(projectId);
     await this.settingsCol.updateOne({ _id: String(projectId) }, update, { upsert: true });
+    this.recent.delete(projectId);
     return this.settings(projectId);
   }
 }
