@@ -17,6 +17,8 @@ export interface NewAlert {
   status: "triggered" | "resolved";
   opKey: string;
   at: Date;
+  /** Activity notes written together with the alert (as `addActivity` would write them later). */
+  notes?: Array<{ key: string; note: string }>;
 }
 
 export const ALERT_ORDER_FIELDS = [

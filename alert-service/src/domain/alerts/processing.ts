@@ -60,6 +60,7 @@ async function applyAlert(deps: ProcessingDeps, job: ProcessAlertJob, firstRun: 
         status,
         opKey: op,
         at: now,
+        notes: creationNotes(job, status),
       });
       return { alert: created, action: actionFor(job, true) };
     } catch (err) {
@@ -109,7 +110,21 @@ async function notifyStep(deps: ProcessingDeps, job: ProcessAlertJob, step: Step
   });
 }
 
-/** Activity notes and incident jobs of a step; each is idempotent, so a re-run completes them. */
+/** The activity notes of a new alert, written with it (one write, and never missing after a crash). */
+function creationNotes(job: ProcessAlertJob, status: "triggered" | "resolved") {
+  const op = job.jobId;
+  const source = job.alert.source;
+  if (status === "triggered") return [{ key: `${op}:alert`, note: `logged an alert from **${source}**` }];
+  return [
+    { key: `${op}:recovery`, note: `logged a recovery alert from **${source}**` },
+    { key: `${op}:status`, note: statusNote("resolved") },
+  ];
+}
+
+/**
+ * Activity notes and incident jobs of a step; each is idempotent, so a re-run completes them.
+ * A new alert's notes were written with it (`creationNotes`).
+ */
 async function followUp(deps: ProcessingDeps, job: ProcessAlertJob, step: Step, settings: SettingsOnce): Promise<void> {
   const { alerts } = deps.stores;
   const at = deps.clock.now();
@@ -123,14 +138,11 @@ async function followUp(deps: ProcessingDeps, job: ProcessAlertJob, step: Step, 
     laneKey: laneKeyOf(job.projectId, job.alert.fingerprint, job.requestId),
   };
   if (action === "created") {
-    await alerts.addActivity(alert.id, `${op}:alert`, `logged an alert from **${source}**`, at);
     if ((await settings()).createIncident) await deps.jobs.enqueueIncident({ kind: "open", ...lane });
-  } else if (action === "resolved" || action === "created_resolved") {
+  } else if (action === "resolved") {
     await alerts.addActivity(alert.id, `${op}:recovery`, `logged a recovery alert from **${source}**`, at);
     await alerts.addActivity(alert.id, `${op}:status`, statusNote("resolved"), at);
-    if (action === "resolved" && (await settings()).autoCloseIncident) {
-      await deps.jobs.enqueueIncident({ kind: "close", ...lane });
-    }
+    if ((await settings()).autoCloseIncident) await deps.jobs.enqueueIncident({ kind: "close", ...lane });
   }
 }
 

@@ -245,6 +245,21 @@ export function describeAlertsStoresContract(
       expect((await s.requests.reserve(3, key, { requestId: "r5", fingerprints: [] }, later, at)).existed).toBe(false);
     });
 
+    it("writes a new alert's notes with it, once, before later notes", async () => {
+      const p = nextProject();
+      const input = alertInput(p, { fingerprint: "notes" });
+      const a = await s.alerts.create({
+        ...input,
+        notes: [{ key: `${input.opKey}:alert`, note: "logged an alert from **tool**" }],
+      });
+      await s.alerts.addActivity(a.id, `${input.opKey}:alert`, "logged an alert from **tool**", at);
+      await s.alerts.addActivity(a.id, "later", "changed the status to **Resolved**", at);
+      expect((await s.alerts.activity(a.id)).map((e) => e.note)).toEqual([
+        "logged an alert from **tool**",
+        "changed the status to **Resolved**",
+      ]);
+    });
+
     it("settings read with a max age still see this store's own changes at once", async () => {
       const p = nextProject();
       expect((await s.incidents.settings(p, 60_000)).createIncident).toBe(false);

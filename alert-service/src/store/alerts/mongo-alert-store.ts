@@ -33,6 +33,8 @@ interface AlertDoc {
   applied_ops: string[];
   rev: number;
   open_key: string;
+  /** The activity notes written with the alert (later ones are in `alert_activity`). */
+  notes?: Array<{ key: string; note: string; at: Date; seq: number }>;
   created_at: Date;
   updated_at: Date;
 }
@@ -162,6 +164,7 @@ export class MongoAlertStore implements AlertStore {
         applied_ops: [input.opKey],
         rev: 1,
         open_key: openAs ?? `closed:${id}`,
+        notes: (input.notes ?? []).map((n) => ({ key: n.key, note: n.note, at: input.at, seq: activitySeq() })),
         created_at: input.at,
         updated_at: input.at,
       };
@@ -354,7 +357,12 @@ export class MongoAlertStore implements AlertStore {
   }
 
   async activity(alertId: number): Promise<ActivityEntry[]> {
-    const docs = await this.activityCol.find({ alert_id: alertId }).sort({ seq: 1 }).toArray();
-    return docs.map((d) => ({ note: d.note, createdAt: d.at }));
+    const [alert, docs] = await Promise.all([
+      this.alerts.findOne({ _id: String(alertId) }, { projection: { notes: 1 } }),
+      this.activityCol.find({ alert_id: alertId }).sort({ seq: 1 }).toArray(),
+    ]);
+    const embedded = alert?.notes ?? [];
+    const later = docs.filter((d) => !embedded.some((n) => `${alertId}:${n.key}` === d._id));
+    return [...embedded, ...later].sort((a, b) => a.seq - b.seq).map((d) => ({ note: d.note, createdAt: d.at }));
   }
 }

@@ -117,6 +117,14 @@ export class SqliteAlertStore implements AlertStore {
       at,
     ) as AlertRow;
     prepared(this.db, "INSERT INTO alert_ops (op, alert_id, at) VALUES (?, ?, ?)").run(input.opKey, row.id, at);
+    for (const n of input.notes ?? []) {
+      prepared(this.db, "INSERT OR IGNORE INTO alert_activity (alert_id, key, note, at) VALUES (?, ?, ?, ?)").run(
+        row.id,
+        n.key,
+        n.note,
+        at,
+      );
+    }
     return row;
   }
 
