@@ -1,4 +1,5 @@
 import type { IncomingMessage } from "node:http";
+import { jsonDepth } from "@tocsin/core";
 
 /** Largest webhook body read, in bytes. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -57,23 +58,6 @@ export function isJsonContentType(header: string | undefined): boolean {
   return type === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(type);
 }
 
-/** Depth of objects/arrays in JSON text, by scanning (never recursion); stops once past `limit`. */
-export function jsonDepthExceeds(text: string, limit = MAX_DEPTH): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) {
-      if (++depth > limit) return true;
-    } else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return false;
-}
-
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
 export type ParseResult = { ok: true; text: string; value: Record<string, unknown> } | { ok: false; message: string };
@@ -87,7 +71,8 @@ export function parseJsonObject(bytes: Buffer): ParseResult {
   } catch {
     return { ok: false, message: "The request body is not valid UTF-8" };
   }
-  if (jsonDepthExceeds(text)) return { ok: false, message: `The JSON body is nested deeper than ${MAX_DEPTH} levels` };
+  if (jsonDepth(text, MAX_DEPTH) > MAX_DEPTH)
+    return { ok: false, message: `The JSON body is nested deeper than ${MAX_DEPTH} levels` };
   let value: unknown;
   try {
     value = JSON.parse(text);

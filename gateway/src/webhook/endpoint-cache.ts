@@ -1,5 +1,5 @@
 import type { CallContext, Logger } from "@tocsin/core";
-import { createWatchStream } from "@tocsin/grpc";
+import { type CacheTag, createWatchedCache } from "@tocsin/grpc";
 import { authV1 } from "@tocsin/proto";
 import type { AuthClient } from "../deps.js";
 import type { EndpointKind } from "./match.js";
@@ -33,78 +33,40 @@ const KIND: Record<EndpointKind, authV1.EndpointKind> = {
   prometheus: authV1.EndpointKind.ENDPOINT_KIND_PROMETHEUS,
 };
 
-interface Entry {
-  value: Resolution;
-  expiresAt: number;
-  pathKey: string;
-}
-
 /**
  * ResolveIntegrationEndpoint answers cached per (full path lowercased, kind, identifier), negative
- * ones included, for `ttlMs`, in a bounded LRU. auth-service's WatchIntegrationKeys stream drops
- * a project's answers the moment its keys change; while the stream is down nothing is cached.
+ * ones included, for `ttlMs`, in a bounded LRU (`createWatchedCache`). auth-service's
+ * WatchIntegrationKeys stream drops a project's answers (by path or id) the moment its keys
+ * change; while the stream is down nothing is cached.
  */
 export function createEndpointCache(options: EndpointCacheOptions): EndpointCache {
   const { auth, logger } = options;
-  const ttlMs = options.ttlMs ?? 30_000;
-  const maxEntries = options.maxEntries ?? 10_000;
-  const now = options.now ?? Date.now;
-  const entries = new Map<string, Entry>();
-  // Bumped by every invalidation, so that a lookup that raced a change is not cached.
-  let generation = 0;
-  const watch = createWatchStream<authV1.WatchIntegrationKeysResponse>({
+  const cache = createWatchedCache<authV1.WatchIntegrationKeysResponse>({
     open: () => auth.stream("watchIntegrationKeys", {}, { requestId: "gateway-endpoint-watch" }),
     waitForReady: (ms) => auth.waitForReady(ms),
     logger,
     name: "webhook endpoint cache",
     minBackoffMs: options.minBackoffMs,
     maxBackoffMs: options.maxBackoffMs,
-    onUp: () => {
-      generation++;
-      entries.clear();
-    },
-    onDown: () => {
-      generation++;
-      entries.clear();
-    },
-    onEvent: (e) => {
-      generation++;
-      if (e.all) return entries.clear();
-      const path = e.projectFullPath.toLowerCase();
-      for (const [key, entry] of entries) {
-        if (entry.pathKey === path || (e.projectId !== 0 && entry.value.projectId === e.projectId)) entries.delete(key);
-      }
-    },
+    ttlMs: options.ttlMs,
+    maxEntries: options.maxEntries,
+    now: options.now,
+    staleOn: (e) => (e.all ? "all" : new Set<CacheTag>([e.projectFullPath.toLowerCase(), ...(e.projectId ? [e.projectId] : [])])),
   });
 
   return {
-    async resolve(fullPath, kind, identifier, ctx) {
+    resolve(fullPath, kind, identifier, ctx) {
       const pathKey = fullPath.toLowerCase();
-      const key = `${pathKey}\u0000${kind}\u0000${identifier}`;
-      const hit = entries.get(key);
-      if (hit && hit.expiresAt > now() && watch.live()) {
-        entries.delete(key);
-        entries.set(key, hit);
-        return hit.value;
-      }
-      const startedAt = generation;
-      const value = await auth.resolveIntegrationEndpoint(
-        { projectFullPath: fullPath, kind: KIND[kind], endpointIdentifier: identifier },
-        ctx,
+      return cache.get(
+        `${pathKey}\u0000${kind}\u0000${identifier}`,
+        () =>
+          auth.resolveIntegrationEndpoint({ projectFullPath: fullPath, kind: KIND[kind], endpointIdentifier: identifier }, ctx),
+        // Dropped by an event naming the path asked for, or the project it resolved to.
+        { tag: (value) => (value.projectId ? [pathKey, value.projectId] : [pathKey]) },
       );
-      if (watch.live() && startedAt === generation) {
-        entries.delete(key);
-        entries.set(key, { value, expiresAt: now() + ttlMs, pathKey });
-        while (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
-      }
-      return value;
     },
-    watching: () => watch.live(),
-    size: () => entries.size,
-    close() {
-      watch.close();
-      entries.clear();
-      logger.debug("endpoint cache closed");
-    },
+    watching: () => cache.live(),
+    size: () => cache.size(),
+    close: () => cache.close(),
   };
 }

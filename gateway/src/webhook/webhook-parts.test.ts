@@ -1,5 +1,6 @@
+import { jsonDepth } from "@tocsin/core";
 import { describe, expect, it } from "vitest";
-import { isJsonContentType, jsonDepthExceeds, parseJsonObject } from "./body.js";
+import { isJsonContentType, MAX_DEPTH, parseJsonObject } from "./body.js";
 import { extractToken } from "./credential.js";
 import { matchWebhookPath } from "./match.js";
 import { idempotencyKeyOf, preferWaitMs } from "./respond.js";
@@ -73,10 +74,10 @@ describe("webhook body checks", () => {
 
   it("measures depth without recursion, ignoring brackets in strings", () => {
     const nested = (n: number) => `${"[".repeat(n)}${"]".repeat(n)}`;
-    expect(jsonDepthExceeds(nested(100))).toBe(false);
-    expect(jsonDepthExceeds(nested(101))).toBe(true);
-    expect(jsonDepthExceeds(`{"a":"${"[".repeat(500)}\\"["}`)).toBe(false);
-    expect(jsonDepthExceeds("[".repeat(1_000_000))).toBe(true);
+    expect(jsonDepth(nested(100), MAX_DEPTH) > MAX_DEPTH).toBe(false);
+    expect(jsonDepth(nested(101), MAX_DEPTH) > MAX_DEPTH).toBe(true);
+    expect(jsonDepth(`{"a":"${"[".repeat(500)}\\"["}`, MAX_DEPTH) > MAX_DEPTH).toBe(false);
+    expect(jsonDepth("[".repeat(1_000_000), MAX_DEPTH) > MAX_DEPTH).toBe(true);
   });
 
   it("says what is wrong with a body", () => {

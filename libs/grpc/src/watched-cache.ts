@@ -1,7 +1,10 @@
 import { createWatchStream, type WatchStreamOptions } from "./watch-stream.js";
 
-/** What a change event makes stale: everything, the entries tagged with one of these numbers, or nothing. */
-export type Staleness = "all" | ReadonlySet<number> | undefined;
+/** What names an answer in change events: a number (token id, user id, project id) or a string (a path). */
+export type CacheTag = number | string;
+
+/** What a change event makes stale: everything, the entries tagged with one of these tags, or nothing. */
+export type Staleness = "all" | ReadonlySet<CacheTag> | undefined;
 
 export interface WatchedCacheOptions<M> extends Omit<WatchStreamOptions<M>, "onUp" | "onDown" | "onEvent"> {
   /** How long an answer is reused at most. */
@@ -13,8 +16,8 @@ export interface WatchedCacheOptions<M> extends Omit<WatchStreamOptions<M>, "onU
 }
 
 export interface CacheOptions<T> {
-  /** Number an event names to drop this answer (a token id, a user id). */
-  tag(value: T): number;
+  /** What an event names to drop this answer (a token id, a user id; several for several names). */
+  tag(value: T): CacheTag | readonly CacheTag[];
   /** Epoch ms from which the answer must not be reused (e.g. the token's expiry). */
   notAfter?(value: T): number;
 }
@@ -35,13 +38,15 @@ export interface WatchedCache {
 
 interface Entry {
   value: unknown;
-  tag: number;
+  tags: readonly CacheTag[];
   expiresAt: number;
 }
 
 /**
- * A bounded LRU of positive answers, each for at most `ttlMs`, kept coherent by a change stream:
- * its events drop the answers they make stale, and nothing is cached while it is down.
+ * The one cache of answers from another service: a bounded LRU of successful answers, each for at
+ * most `ttlMs`, kept coherent by a change stream: its events drop the answers they make stale, and
+ * nothing is cached while it is down. The gateway's principal and endpoint caches and
+ * settings-service's directory cache are all this.
  */
 export function createWatchedCache<M>(options: WatchedCacheOptions<M>): WatchedCache {
   const ttlMs = options.ttlMs ?? 30_000;
@@ -63,7 +68,7 @@ export function createWatchedCache<M>(options: WatchedCacheOptions<M>): WatchedC
       const stale = options.staleOn(message);
       if (stale === "all") return entries.clear();
       if (!stale || stale.size === 0) return;
-      for (const [key, entry] of entries) if (stale.has(entry.tag)) entries.delete(key);
+      for (const [key, entry] of entries) if (entry.tags.some((t) => stale.has(t))) entries.delete(key);
     },
   });
 
@@ -83,7 +88,8 @@ export function createWatchedCache<M>(options: WatchedCacheOptions<M>): WatchedC
       const expiresAt = Math.min(at + ttlMs, opts.notAfter?.(value) ?? Number.POSITIVE_INFINITY);
       if (expiresAt <= at) return value;
       entries.delete(key);
-      entries.set(key, { value, tag: opts.tag(value), expiresAt });
+      const tag = opts.tag(value);
+      entries.set(key, { value, tags: Array.isArray(tag) ? tag : [tag as CacheTag], expiresAt });
       while (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
       return value;
     },

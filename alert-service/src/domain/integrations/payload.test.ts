@@ -1,5 +1,6 @@
+import { jsonDepth } from "@tocsin/core";
 import { describe, expect, it } from "vitest";
-import { extractPayloadFields, jsonDepth, parsePayloadExample } from "./payload.js";
+import { extractPayloadFields, parsePayloadExample } from "./payload.js";
 
 describe("extractPayloadFields (reference 6.4)", () => {
   it("offers strings, datetimes and arrays with their elements, depth first", () => {

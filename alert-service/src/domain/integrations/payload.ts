@@ -1,34 +1,10 @@
-import { invalidArgument } from "@tocsin/core";
+import { invalidArgument, jsonDepth } from "@tocsin/core";
 import type { PayloadField } from "./types.js";
 
 /** Largest sample payload accepted, in bytes of JSON text (as the webhook's body limit). */
 export const MAX_PAYLOAD_BYTES = 1024 * 1024;
 /** Deepest nesting of objects and arrays accepted. */
 export const MAX_PAYLOAD_DEPTH = 100;
-
-/**
- * The deepest nesting of objects/arrays in JSON text, found by scanning characters (never by
- * recursion, so hostile input cannot exhaust the stack). Stops early once `limit` is passed.
- */
-export function jsonDepth(text: string, limit = Number.POSITIVE_INFINITY): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c)
-        i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) {
-      depth++;
-      if (depth > max) max = depth;
-      if (max > limit) return max;
-    } else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return max;
-}
 
 /**
  * Parses a sample payload: JSON text of an object, at most 1 MiB and 100 levels deep.
