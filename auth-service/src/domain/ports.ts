@@ -123,6 +123,8 @@ export interface SessionStore {
   touchSession(id: number, lastSeenAt: Date): Promise<void>;
   /** Returns whether a session was removed. */
   deleteSession(id: number): Promise<boolean>;
+  /** Removes the sessions last seen before `before` (idle ones nobody came back to); returns how many. */
+  deleteSessionsIdleSince(before: Date): Promise<number>;
   /** Removes every session of the user; returns their ids. */
   deleteSessionsOfUser(userId: number): Promise<number[]>;
 

@@ -83,6 +83,11 @@ describe("console sessions (domain rules)", () => {
     expect((await store.sessions.findSessionByHash(s.session.tokenHash))?.lastSeenAt).toEqual(touched);
     clock.advance(7 * 24 * 60 * MINUTE);
     expect((await fail(u.sessions.authenticate(s.token))).reason).toBe("SESSION_INVALID");
+    // A session nobody comes back to is swept by a later sign-in.
+    const forgotten = await u.sessions.signIn("alice", "alice-pass-1");
+    clock.advance(7 * 24 * 60 * MINUTE + 1);
+    await u.sessions.signIn("alice", "alice-pass-1");
+    expect(await store.sessions.findSessionByHash(forgotten.session.tokenHash)).toBeNull();
   });
 
   it("ends sessions on sign-out and on every password change", async () => {

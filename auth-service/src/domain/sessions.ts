@@ -57,6 +57,8 @@ export class SessionService {
     await this.throttle.clear(key);
     const token = randomBytes(32).toString("base64url");
     const now = this.clock.now();
+    // Sessions nobody came back to would otherwise stay forever; a sign-in is rare enough to sweep them.
+    await this.store.sessions.deleteSessionsIdleSince(new Date(now.getTime() - SESSION_IDLE_MS));
     const session = await this.store.sessions.insertSession({
       userId: user.id,
       tokenHash: sha256Hex(token),

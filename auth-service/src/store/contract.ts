@@ -239,6 +239,10 @@ export function describeAuthStoreContract(name: string, makeStore: () => Promise
       expect(ended).toContain(s2.id);
       expect(await store.sessions.findSessionByHash("h2")).toBeNull();
       expect(await store.sessions.findSessionByHash("h3")).toEqual(s3);
+      await store.sessions.insertSession({ userId: b.id, tokenHash: "h5", createdAt: at, lastSeenAt: later(10_000) });
+      expect(await store.sessions.deleteSessionsIdleSince(later(5000))).toBe(1);
+      expect(await store.sessions.findSessionByHash("h3")).toBeNull();
+      expect(await store.sessions.findSessionByHash("h5")).not.toBeNull();
     });
 
     it("counts failed sign-ins per key in a time window", async () => {

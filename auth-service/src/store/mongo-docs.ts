@@ -61,6 +61,7 @@ export async function createMongoIndexes(c: Docs): Promise<void> {
     c.keys.createIndex({ projectId: 1, createdAt: 1 }, { name: "by_project" }),
     c.sessions.createIndex({ tokenHash: 1 }, { unique: true, name: "uniq_session_token_hash" }),
     c.sessions.createIndex({ userId: 1 }, { name: "by_user" }),
+    c.sessions.createIndex({ lastSeenAt: 1 }, { name: "by_last_seen" }),
     c.signInFailures.createIndex({ loginKey: 1, at: 1 }, { name: "by_login_at" }),
     c.signInFailures.createIndex({ at: 1 }, { name: "by_at" }),
   ]);

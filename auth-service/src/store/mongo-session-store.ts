@@ -28,6 +28,10 @@ export class MongoSessionStore implements SessionStore {
     return (await this.c.sessions.deleteOne({ _id: id })).deletedCount > 0;
   }
 
+  async deleteSessionsIdleSince(before: Date): Promise<number> {
+    return (await this.c.sessions.deleteMany({ lastSeenAt: { $lt: before } })).deletedCount;
+  }
+
   async deleteSessionsOfUser(userId: number): Promise<number[]> {
     const ids = (await this.c.sessions.find({ userId }, { projection: { _id: 1 } }).toArray()).map((d) => d._id);
     if (ids.length) await this.c.sessions.deleteMany({ _id: { $in: ids } });

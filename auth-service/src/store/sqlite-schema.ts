@@ -90,6 +90,7 @@ CREATE TABLE IF NOT EXISTS sessions (
   last_seen_at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS sessions_user ON sessions(user_id);
+CREATE INDEX IF NOT EXISTS sessions_last_seen ON sessions(last_seen_at);
 
 CREATE TABLE IF NOT EXISTS sign_in_failures (
   id INTEGER PRIMARY KEY AUTOINCREMENT,

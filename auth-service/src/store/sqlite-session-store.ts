@@ -37,6 +37,10 @@ export class SqliteSessionStore implements SessionStore {
     return this.stmt("DELETE FROM sessions WHERE id = ?").run(id).changes > 0;
   }
 
+  async deleteSessionsIdleSince(before: Date): Promise<number> {
+    return this.stmt("DELETE FROM sessions WHERE last_seen_at < ?").run(before.toISOString()).changes;
+  }
+
   async deleteSessionsOfUser(userId: number): Promise<number[]> {
     return (this.stmt("DELETE FROM sessions WHERE user_id = ? RETURNING id").all(userId) as { id: number }[])
       .map((r) => Number(r.id))
