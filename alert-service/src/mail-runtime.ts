@@ -6,7 +6,8 @@ import type { Db } from "mongodb";
 import { createAlertRecipients } from "./clients/alert-recipients.js";
 import type { AlertServiceConfig } from "./config.js";
 import type { AlertStore } from "./domain/alerts/ports.js";
-import type { MailJobs, MailStore, MailTransport } from "./domain/mail/ports.js";
+import { createNotifier, type Notifier } from "./domain/mail/pipeline.js";
+import type { MailStore, MailTransport } from "./domain/mail/ports.js";
 import type { ProjectAccess } from "./domain/ports.js";
 import { createMailMetrics } from "./mail/metrics.js";
 import { createOutboxTransport } from "./mail/outbox-transport.js";
@@ -31,8 +32,8 @@ export interface MailRuntimeOptions {
 }
 
 export interface MailRuntime {
-  /** The notify step, for alert processing. */
-  jobs: MailJobs;
+  /** For alert processing: each transition that mails. */
+  notifier: Notifier;
   /** Starts the mail workers (and the metrics server with METRICS_PORT). */
   start(deps: { alerts: Pick<AlertStore, "getById">; projects: ProjectAccess }): Promise<void>;
   /** The bound metrics port, once started with METRICS_PORT. */
@@ -59,6 +60,9 @@ function queueOf(opts: MailRuntimeOptions): JobQueue {
     logger,
     lanes: MAIL_LANES,
     ordered: false,
+    // A notify job is committed like the alert change it follows (NORMAL: survives a crash or
+    // SIGKILL of the process, not a power loss), not with the fsync that a 202 needs.
+    synchronous: "NORMAL",
     maxAttempts: retry.maxAttempts,
     backoff: retry.backoff,
     // Finished jobs are remembered for a day, so a late duplicate notify or send is ignored.
@@ -84,8 +88,9 @@ export async function createMailRuntime(opts: MailRuntimeOptions): Promise<MailR
   let transport: MailTransport | undefined;
   let recipients: ReturnType<typeof createAlertRecipients> | undefined;
   let boundPort: number | undefined;
+  const storm = config.mail.storm;
   return {
-    jobs,
+    notifier: createNotifier({ store, jobs, clock: opts.clock, storm }),
     async start(deps) {
       transport = transportOf(opts);
       recipients = createAlertRecipients(config.settingsServiceAddr);
@@ -100,7 +105,7 @@ export async function createMailRuntime(opts: MailRuntimeOptions): Promise<MailR
           metrics,
           clock: opts.clock,
           settings: { from: config.mail.from, externalUrl: config.externalUrl },
-          storm: config.mail.storm,
+          storm,
         },
         logger.child({ component: "mail-worker" }),
       );

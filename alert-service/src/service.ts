@@ -14,7 +14,7 @@ import type { AlertsStores } from "./domain/alerts/ports.js";
 import { type AlertsUseCases, createAlertsUseCases } from "./domain/alerts/use-cases.js";
 import type { IntegrationStore } from "./domain/integrations/ports.js";
 import { createIntegrationsUseCases } from "./domain/integrations/use-cases.js";
-import type { MailJobs } from "./domain/mail/ports.js";
+import type { Notifier } from "./domain/mail/pipeline.js";
 import type { IntegrationDirectory, ProjectAccess } from "./domain/ports.js";
 import { alertHandlers } from "./handlers/alerts.js";
 import { integrationHandlers } from "./handlers/integrations.js";
@@ -85,7 +85,7 @@ export async function createAlertService(
     integrations: integrations.directory,
     clock,
     logger,
-    notifications: mail.jobs,
+    notifications: mail.notifier,
   });
   const server = createGrpcServer({ logger, protoFiles: [PROTO_FILES.alert], serviceNames: [SERVICE_NAME] });
   server.add(alertV1.AlertServiceService, { ...integrationHandlers(integrations), ...alertHandlers(runtime.useCases) });
@@ -141,8 +141,8 @@ export interface AlertsRuntimeOptions {
   integrations: IntegrationDirectory;
   clock: Clock;
   logger: Logger;
-  /** The mail pipeline's notify step (section 9); without it no e-mail is sent. */
-  notifications?: Pick<MailJobs, "enqueueNotify">;
+  /** Alert e-mails (section 9); without it no e-mail is sent. */
+  notifications?: Notifier;
   /** Tests: override the local queue file (e.g. `:memory:`) or the BullMQ key prefix. */
   queueFile?: string;
   queuePrefix?: string;

@@ -5,7 +5,7 @@ import { toMailOptions } from "./compose.js";
 export interface SmtpTransportOptions {
   /** `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://...`. */
   url: string;
-  /** Connections kept open to the server (default 4). */
+  /** Connections to the server at most (default 16, one per mail-queue lane). */
   maxConnections?: number;
 }
 
@@ -17,7 +17,7 @@ export function createSmtpTransport(opts: SmtpTransportOptions): MailTransport {
   const transport = createTransport({
     url: opts.url,
     pool: true,
-    maxConnections: opts.maxConnections ?? 4,
+    maxConnections: opts.maxConnections ?? 16,
     connectionTimeout: 10_000,
     greetingTimeout: 10_000,
     socketTimeout: 60_000,

@@ -6,7 +6,8 @@ import { type JobQueue, type JobRunner, type RetryPolicy, UnrecoverableJobError 
 
 /** Mail-queue facts: names, job names, payload schemas, idempotency ids, lanes, retries. */
 
-export const MAIL_LANES = 4;
+/** Concurrent sends: one SMTP connection per lane (nodemailer sends one message per connection at a time). */
+export const MAIL_LANES = 16;
 export const mailQueueName = (lane: number) => `mail-lane-${lane}`;
 export const MAIL_JOB_NAMES = { notify: "notify", digest: "digest", send: "send" } as const;
 

@@ -1,5 +1,5 @@
 import { AppError, type CallContext, type Clock, invalidArgument, notFound } from "@tocsin/core";
-import type { MailJobs } from "../mail/ports.js";
+import type { Notifier } from "../mail/pipeline.js";
 import type { IntegrationDirectory, ProjectAccess } from "../ports.js";
 import type { IntegrationRuntime, Tier } from "../types.js";
 import type { AlertOutcome, NormalizedAlert } from "./model.js";
@@ -16,8 +16,8 @@ export interface IngestDeps {
   projects: ProjectAccess;
   integrations: IntegrationDirectory;
   clock: Clock;
-  /** The mail queue's notify step; without it no e-mail is sent. */
-  notifications?: Pick<MailJobs, "enqueueNotify">;
+  /** Alert e-mails (section 9); without it no e-mail is sent. */
+  notifications?: Notifier;
 }
 
 export interface IngestRequest {

@@ -1,6 +1,7 @@
 import type { Logger } from "@tocsin/core";
 import { AppError, type Clock } from "@tocsin/core";
-import type { MailJobs, Transition } from "../mail/ports.js";
+import type { Notifier } from "../mail/pipeline.js";
+import type { Transition } from "../mail/ports.js";
 import { type Alert, type AlertAction, type AlertOutcome, type AlertSettings, statusNote } from "./model.js";
 import { type AlertJobs, type AlertsStores, laneKeyOf, type ProcessAlertJob } from "./ports.js";
 
@@ -8,7 +9,7 @@ export interface ProcessingDeps {
   stores: AlertsStores;
   jobs: Pick<AlertJobs, "enqueueIncident">;
   clock: Clock;
-  notifications?: Pick<MailJobs, "enqueueNotify">;
+  notifications?: Notifier;
 }
 
 interface Step {
@@ -102,7 +103,7 @@ async function notifyStep(deps: ProcessingDeps, job: ProcessAlertJob, step: Step
   const transition = transitionOf(step.action);
   if (!transition || !deps.notifications) return;
   if (!(await settings()).sendEmail) return;
-  await deps.notifications.enqueueNotify({
+  await deps.notifications.alertChanged({
     requestId: job.requestId,
     projectId: job.projectId,
     alertId: step.alert.id,

@@ -50,20 +50,44 @@ async function projectOf(deps: MailDeps, projectId: number, requestId: string) {
 }
 
 /**
- * The notify job of one alert transition: claims the notification's storm slot; within the limit,
- * one send job per recipient; beyond it, the window's digest job (delayed to the window's end).
- * Idempotent: the slot, the job ids and the delivery records are all keyed.
+ * The alert pipeline's side of e-mail: called by the processing job for each transition that
+ * mails. Claims the notification's storm-control slot (in the alert database, keyed, so that a
+ * re-run of the processing job gets the same answer); within the limit it enqueues the notify
+ * job, beyond it the window's digest job (delayed to the window's end). Both ids are keyed, so
+ * re-running changes nothing.
  */
+export interface Notifier {
+  alertChanged(job: NotifyJob): Promise<void>;
+}
+
+export function createNotifier(deps: Pick<MailDeps, "store" | "jobs" | "clock" | "storm">): Notifier {
+  // Digest jobs this process already enqueued: a storm adds its window's digest once, not per alert.
+  const digests = new Set<string>();
+  return {
+    async alertChanged(job) {
+      const key = notificationKey(job.alertId, job.transition);
+      const slot = await deps.store.claimSlot(job.projectId, key, deps.clock.now(), deps.storm.windowMs);
+      if (slot.seq <= deps.storm.limit) {
+        await deps.jobs.enqueueNotify(job);
+        return;
+      }
+      const windowStart = slot.windowStart.getTime();
+      const id = `${job.projectId}:${windowStart}`;
+      if (digests.has(id)) return;
+      const windowEnd = windowStart + deps.storm.windowMs;
+      await deps.jobs.enqueueDigest(
+        { requestId: job.requestId, projectId: job.projectId, windowStart },
+        Math.max(0, windowEnd - deps.clock.now().getTime()),
+      );
+      if (digests.size > 10_000) digests.clear();
+      digests.add(id);
+    },
+  };
+}
+
+/** The notify job of one alert transition within the storm limit: one send job per recipient. */
 export async function notify(deps: MailDeps, job: NotifyJob, logger: Logger): Promise<void> {
   const key = notificationKey(job.alertId, job.transition);
-  const slot = await deps.store.claimSlot(job.projectId, key, deps.clock.now(), deps.storm.windowMs);
-  if (slot.seq > deps.storm.limit) {
-    const windowEnd = slot.windowStart.getTime() + deps.storm.windowMs;
-    const digest = { requestId: job.requestId, projectId: job.projectId, windowStart: slot.windowStart.getTime() };
-    await deps.jobs.enqueueDigest(digest, Math.max(0, windowEnd - deps.clock.now().getTime()));
-    logger.debug({ key, seq: slot.seq }, "alert e-mail deferred to the window's digest");
-    return;
-  }
   const alert = await deps.alerts.getById(job.alertId);
   if (!alert) return;
   const project = await projectOf(deps, job.projectId, job.requestId);
