@@ -2,4 +2,4 @@ export { isDuplicateKey } from "./duplicates.js";
 export { mongoDbName } from "./mongo-db-name.js";
 export { prepared } from "./prepared.js";
 export { MongoSequences } from "./sequences.js";
-export { openSqlite, type SqliteOptions } from "./sqlite.js";
+export { openSqlite } from "./sqlite.js";
