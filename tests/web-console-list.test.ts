@@ -2,7 +2,7 @@ import { until } from "@tocsin/testing";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api } from "./api.js";
-import { chromiumMissing, launchBrowser, openTab, seriousA11yViolations, type Tab, webBuilt } from "./browser.js";
+import { chromiumMissing, launchBrowser, openTab, screenshot, seriousA11yViolations, type Tab, webBuilt } from "./browser.js";
 import { type RunningSystem, startSystem } from "./harness.js";
 
 /**
@@ -107,6 +107,11 @@ describe.skipIf(chromiumMissing || !webBuilt)("web console: the alerts list", ()
     await expect.poll(() => page.getByRole("tab", { name: /^All alerts/ }).textContent(), POLL).toMatch(/All alerts\s*225$/);
     expect(await bodyRows.count()).toBe(20);
     expect(await page.evaluate("window.__stillThisPage")).toBe(true);
+
+    // Dark mode follows the system setting, and keeps its contrast.
+    await page.emulateMedia({ colorScheme: "dark" });
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await screenshot(page, "alerts-list-dark");
     expect(tab.problems).toEqual([]);
   }, 120_000);
 });
