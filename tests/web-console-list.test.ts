@@ -108,7 +108,25 @@ describe.skipIf(chromiumMissing || !webBuilt)("web console: the alerts list", ()
     expect(await bodyRows.count()).toBe(20);
     expect(await page.evaluate("window.__stillThisPage")).toBe(true);
 
+    // With "create incident" on, a new alert opens an incident: linked from the alert, with its own page.
+    const admin = api(system.url, system.adminToken);
+    const settings = await admin.put("/api/v4/projects/shop%2Fstore/alert_management/settings", { create_incident: true });
+    expect(settings.status, settings.text).toBe(200);
+    expect(await post({ title: "Checkout down", fingerprint: "checkout", severity: "critical" })).toBe(202);
+    await page.getByLabel("Search alerts").fill("Checkout down");
+    await page.getByRole("button", { name: "Search" }).click();
+    await page.getByRole("link", { name: "Checkout down" }).click();
+    await page.getByRole("link", { name: /^Incident #\d+$/ }).click();
+    await page.getByRole("heading", { name: "Checkout down", level: 1 }).waitFor();
+    await page.getByText("Open", { exact: true }).waitFor();
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await screenshot(page, "incident-details");
+    await page.getByRole("link", { name: "Incidents", exact: true }).first().click();
+    await page.getByRole("link", { name: "Checkout down" }).waitFor();
+
     // Dark mode follows the system setting, and keeps its contrast.
+    await page.goto("/shop/store/-/alert_management?status=all");
+    await bodyRows.first().waitFor();
     await page.emulateMedia({ colorScheme: "dark" });
     expect(await seriousA11yViolations(page)).toEqual([]);
     await screenshot(page, "alerts-list-dark");

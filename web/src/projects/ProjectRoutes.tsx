@@ -2,6 +2,7 @@ import { lazy, type ReactNode, Suspense } from "react";
 import { useLocation } from "react-router";
 import { ACCESS } from "../api/types";
 import { useCurrentUser } from "../session/api";
+import { ErrorBoundary } from "../ui/ErrorBoundary";
 import { ErrorMessage, isStatus } from "../ui/ErrorMessage";
 import { Loading } from "../ui/Loading";
 import { NotFound } from "../ui/NotFound";
@@ -51,7 +52,9 @@ export function ProjectRoutes() {
       <div className="project-layout">
         <ProjectNav />
         <div className="project-content">
-          <Suspense fallback={<Loading />}>{page.element}</Suspense>
+          <ErrorBoundary key={location.pathname}>
+            <Suspense fallback={<Loading />}>{page.element}</Suspense>
+          </ErrorBoundary>
         </div>
       </div>
     </ProjectContext.Provider>
