@@ -66,5 +66,19 @@ describe("alert e-mails without SMTP_URL: the outbox", () => {
     expect(String(first?.html)).toContain(`href="${link}"`);
     const headers = first?.headerLines.map((h) => h.key) ?? [];
     for (const h of ["list-id", "x-tocsin-project", "x-tocsin-alert-iid", "auto-submitted"]) expect(headers).toContain(h);
+
+    // A test alert mails like a real one; a dry run mails nothing.
+    const testAlert = `${base}/http_integrations/${created.body.id}/test_alert`;
+    const dry = await api(sys.url, owner.token).post(`${testAlert}?dry_run=true`, { title: "Dry", fingerprint: "dry" });
+    expect(dry.status, dry.text).toBe(200);
+    const sent = await api(sys.url, owner.token).post(testAlert, { title: "Test page", fingerprint: "tp" });
+    expect(sent.status, sent.text).toBe(200);
+    const subjects = await until(async () => {
+      const names = readdirSync(outbox).filter((f) => f.endsWith(".eml"));
+      if (names.length < 6) return false;
+      return Promise.all(names.map(async (f) => (await simpleParser(readFileSync(join(outbox, f)))).subject));
+    });
+    expect(subjects.filter((x) => x === `${project.path_with_namespace} | Alert: Test page`)).toHaveLength(2);
+    expect(subjects.filter((x) => x?.includes("Dry"))).toHaveLength(0);
   });
 });
