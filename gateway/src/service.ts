@@ -5,11 +5,15 @@ import { createApp } from "./app.js";
 import { createClients } from "./clients.js";
 import type { GatewayConfig } from "./config.js";
 import type { GatewayDeps } from "./deps.js";
+import { createDrain } from "./http/drain.js";
 
 export interface RunningGateway {
   /** `http://127.0.0.1:<bound port>` */
   url: string;
-  /** Graceful and idempotent: stops accepting, lets requests in flight finish, closes the clients. */
+  /**
+   * Graceful and idempotent: stops accepting, answers every request in flight (those arriving on
+   * busy keep-alive connections included) with `Connection: close`, then closes the clients.
+   */
   stop(): Promise<void>;
 }
 
@@ -26,13 +30,18 @@ export async function createGateway(config: GatewayConfig, { logger }: ServiceDe
   const clients = createClients(resolved);
   const { auth, alert, settings } = clients;
   const deps: GatewayDeps = { config: resolved, logger, auth, alert, settings, closers: [] };
-  server.on("request", createApp(deps));
+  const app = createApp(deps);
+  const drain = createDrain(server);
+  server.on("request", (req, res) => {
+    drain.track(req, res);
+    app(req, res);
+  });
   let stopping: Promise<void> | undefined;
   return {
     url: `http://127.0.0.1:${port}`,
     stop() {
       stopping ??= (async () => {
-        await close(server);
+        await drain.close();
         for (const closer of deps.closers) {
           try {
             await closer();
@@ -51,14 +60,5 @@ function listen(server: Server, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, () => resolve((server.address() as AddressInfo).port));
-  });
-}
-
-function close(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    // Keep-alive connections would hold close() open; idle ones go now, busy ones when done.
-    server.closeIdleConnections();
-    setTimeout(() => server.closeAllConnections(), 2000).unref();
   });
 }

@@ -1,4 +1,4 @@
-import { AppError, invalidArgument, paramInvalid, paramMissing } from "@tocsin/core";
+import { AppError, hasControlCharacter, invalidArgument, paramInvalid, paramMissing } from "@tocsin/core";
 import { SCOPES, type Scope, VALID_LEVELS } from "./types.js";
 
 const USERNAME_RE = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
@@ -51,6 +51,7 @@ export function validateEmail(email: string): string {
 export function validateName(name: string): string {
   const n = requireText(name, "name");
   if (n.length > 255) throw fieldError("name", "is too long (maximum is 255 characters)");
+  if (hasControlCharacter(n)) throw fieldError("name", "must not contain control characters (NUL, line breaks, tabs...)");
   return n;
 }
 

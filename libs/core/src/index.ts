@@ -9,3 +9,4 @@ export * from "./logger.js";
 export * from "./paging.js";
 export * from "./run-main.js";
 export * from "./shutdown.js";
+export * from "./text.js";

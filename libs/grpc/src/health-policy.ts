@@ -39,7 +39,7 @@ export async function startHealthPolicy(
   checks: HealthCheck[],
   options: HealthPolicyOptions,
 ): Promise<HealthPolicy> {
-  const { logger, intervalMs = 5_000, retryMs = 1_000, checkTimeoutMs = 2_000 } = options;
+  const { logger, intervalMs = 1_000, retryMs = 1_000, checkTimeoutMs = 1_000 } = options;
   let ok = false;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;

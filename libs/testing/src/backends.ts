@@ -45,8 +45,16 @@ export async function startRedis(): Promise<Backend | undefined> {
   for (const url of candidates) {
     if (await redisAnswers(url)) return { url, origin: "existing", stop: async () => {} };
   }
+  return startOwnRedis();
+}
+
+/**
+ * A `redis-server` of this test alone on a free loopback port (no persistence), for tests that
+ * stop Redis under a running system (`port` to start it again where it was). Undefined when there is no `redis-server` binary.
+ */
+export async function startOwnRedis(port?: number): Promise<Backend | undefined> {
   if (spawnSync("redis-server", ["--version"]).status !== 0) return undefined;
-  const port = await freePort();
+  port ??= await freePort();
   const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
     stdio: "ignore",
   });

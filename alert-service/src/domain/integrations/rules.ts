@@ -1,4 +1,4 @@
-import { type AppError, type CallContext, forbidden, invalidArgument } from "@tocsin/core";
+import { type AppError, type CallContext, forbidden, hasControlCharacter, invalidArgument } from "@tocsin/core";
 import type { PayloadMapping, ProjectRef } from "../types.js";
 import { parseMapping } from "./mapping.js";
 import { parsePayloadExample } from "./payload.js";
@@ -14,6 +14,11 @@ export function checkName(raw: string): string {
   if (name.length > MAX_NAME_LENGTH) {
     throw invalidArgument("NAME_INVALID", "Name is too long (maximum is 255 characters)", {
       name: ["is too long (maximum is 255 characters)"],
+    });
+  }
+  if (hasControlCharacter(name)) {
+    throw invalidArgument("NAME_INVALID", "Name must not contain control characters (NUL, line breaks, tabs...)", {
+      name: ["must not contain control characters (NUL, line breaks, tabs...)"],
     });
   }
   return name;
