@@ -54,6 +54,8 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     LOG_LEVEL: "silent",
     ADMIN_TOKEN: adminToken,
     SECRET_KEY: "test-secret-key-0123456789abcdef",
+    // Rate-limit counters of this system alone, even in a Redis shared with other runs.
+    RATE_LIMIT_PREFIX: uniqueDb("limits"),
     ...options.env,
   };
   const auth = await bootAuth(

@@ -10,6 +10,8 @@ import { createHttpMetrics } from "./middleware/metrics.js";
 import { createPrincipalCache, type PrincipalCache } from "./middleware/principal-cache.js";
 import { requestId } from "./middleware/request-id.js";
 import { captureRoute } from "./middleware/route-label.js";
+import { type CredentialThrottle, createCredentialThrottle } from "./protect/credential-throttle.js";
+import { createLimiterBackend } from "./protect/limiter-backend.js";
 import { alertManagementRoutes } from "./routes/alert-management.js";
 import { healthRoutes } from "./routes/health.js";
 import { identityRoutes } from "./routes/identity.js";
@@ -26,26 +28,32 @@ export function createApp(deps: GatewayDeps): Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("query parser", "simple");
+  app.set("trust proxy", deps.config.trustProxy);
   const metrics = createHttpMetrics();
   const principals = createPrincipalCache({ auth: deps.auth, logger: deps.logger });
-  deps.closers.push(() => principals.close());
+  const limits = createLimiterBackend(deps.config.redisUrl, deps.config.rateLimitPrefix);
+  const throttle = createCredentialThrottle(limits);
+  deps.closers.push(
+    () => principals.close(),
+    () => limits.close(),
+  );
   app.use(noSniff(), captureRoute(), requestId(), accessLog(deps.logger), metrics.middleware);
   app.use(healthRoutes(deps, metrics.registry));
-  app.use(webhookRouter(deps));
+  app.use(webhookRouter(deps, throttle));
   app.use(sessionRoutes(deps, principals));
-  app.use("/api/v4", restApi(deps, principals));
+  app.use("/api/v4", restApi(deps, principals, throttle));
   app.use(consoleRoutes(deps.config.consoleDir));
   app.use(notFoundHandler());
   app.use(errorHandler(deps.logger));
   return app;
 }
 
-function restApi(deps: GatewayDeps, principals: PrincipalCache): Router {
+function restApi(deps: GatewayDeps, principals: PrincipalCache, throttle: CredentialThrottle): Router {
   const api = Router();
   const routes = [identityRoutes(deps), notificationSettingsRoutes(deps), alertManagementRoutes(deps)];
   api.use(onlyKnownRoutes(routes));
   api.use(bodyParsers());
-  api.use(authenticate(principals));
+  api.use(authenticate(principals, throttle));
   api.use(...routes);
   return api;
 }

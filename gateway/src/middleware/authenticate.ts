@@ -1,8 +1,10 @@
 import { AppError, safeEqual } from "@tocsin/core";
 import type { NextFunction, Request, Response } from "express";
+import { clientAddress } from "../http/client-address.js";
 import type { HttpPrincipal } from "../http/context.js";
 import { requestIdOf } from "../http/context.js";
 import { type HttpError, insufficientScopeError, invalidTokenError, toHttpError } from "../http-errors.js";
+import type { CredentialThrottle } from "../protect/credential-throttle.js";
 import { CSRF_HEADER, sessionTokenOf } from "../session/cookie.js";
 import type { PrincipalCache } from "./principal-cache.js";
 
@@ -33,9 +35,17 @@ export function csrfMatches(req: Request, csrfToken: string): boolean {
  * Resolves the caller through auth-service (cached, see principal-cache.ts): a personal access
  * token first, else the console's session cookie. A token's scope is enforced (`read_api` may
  * only read); a session's unsafe requests must carry its CSRF token. Sets res.locals.principal.
+ * A client address past its failed authentications is refused first (429); each wrong token or
+ * session counts against it.
  */
-export function authenticate(cache: PrincipalCache) {
+export function authenticate(cache: PrincipalCache, throttle: CredentialThrottle) {
   return async (req: Request, res: Response, next: NextFunction) => {
+    const address = clientAddress(req);
+    try {
+      await throttle.check(address);
+    } catch (err) {
+      return send(res, toHttpError(err));
+    }
     const token = tokenOf(req);
     const sessionToken = token ? undefined : sessionTokenOf(req);
     if (!token && !sessionToken) {
@@ -56,6 +66,7 @@ export function authenticate(cache: PrincipalCache) {
         principal = { userId: p.userId, username: p.username, isAdmin: p.isAdmin, scopes: p.scopes, tokenId: 0 };
       }
     } catch (err) {
+      if (err instanceof AppError && err.code === "UNAUTHENTICATED") await throttle.failed(address);
       return rejected(res, next, err);
     }
     res.locals.principal = principal;

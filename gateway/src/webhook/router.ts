@@ -1,8 +1,10 @@
-import { safeEqual, sha256 } from "@tocsin/core";
+import { AppError, safeEqual, sha256 } from "@tocsin/core";
 import { authV1 } from "@tocsin/proto";
 import { type NextFunction, type Request, type Response, Router } from "express";
 import type { GatewayDeps } from "../deps.js";
+import { clientAddress } from "../http/client-address.js";
 import { anonymousContext, loggerOf, requestIdOf } from "../http/context.js";
+import type { CredentialThrottle } from "../protect/credential-throttle.js";
 import { isJsonContentType, parseJsonObject, readBoundedBody } from "./body.js";
 import { extractToken } from "./credential.js";
 import { createEndpointCache, type EndpointCache } from "./endpoint-cache.js";
@@ -59,7 +61,7 @@ async function readPayload(req: Request): Promise<string> {
  * The alert webhook receiver (PRODUCT.md section 5), mounted before any body parser: it checks
  * route, credential and integration state from the headers, then reads at most 1 MiB of body.
  */
-export function webhookRouter(deps: GatewayDeps): Router {
+export function webhookRouter(deps: GatewayDeps, throttle: CredentialThrottle): Router {
   const router = Router();
   const cache = createEndpointCache({ auth: deps.auth, logger: deps.logger });
   deps.closers.push(() => cache.close());
@@ -69,8 +71,13 @@ export function webhookRouter(deps: GatewayDeps): Router {
     if (!route) return next();
     // Until the body has been read, an early answer must not leave it to be drained.
     res.setHeader("Connection", "close");
+    const address = clientAddress(req);
     try {
-      const found = await authorise(cache, route, req, res);
+      await throttle.check(address);
+      const found = await authorise(cache, route, req, res).catch(async (err: unknown) => {
+        if (err instanceof AppError && err.code === "UNAUTHENTICATED") await throttle.failed(address);
+        throw err;
+      });
       const payloadJson = await readPayload(req);
       res.removeHeader("Connection");
       const idempotencyKey = idempotencyKeyOf(req.headers["idempotency-key"]);
