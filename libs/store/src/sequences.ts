@@ -7,8 +7,8 @@ interface CounterDoc {
 }
 
 /**
- * Number sequences, one document per name in a `counters` collection (found by `_id`, which
- * every MongoDB-protocol server answers from its primary key). `$inc` is atomic on MongoDB but
+ * Number sequences, one document per name in a `counters` collection (`_id` = the name: the
+ * primary key on MongoDB, a filter FerretDB 1.x pushes down to its backend). `$inc` is atomic on MongoDB but
  * not on FerretDB 1.x (an unlocked read-modify-write), so increments of one sequence are also
  * serialised within this process; the rows they number still go under unique indexes with a
  * retry, which covers several processes on MongoDB.

@@ -3,104 +3,25 @@ import { isDuplicateKey, MongoSequences } from "@tocsin/store";
 import type { Db, Filter } from "mongodb";
 import type { ActivityEntry, Alert, AlertStatus } from "../../domain/alerts/model.js";
 import type { AlertQuery, AlertStore, NewAlert } from "../../domain/alerts/ports.js";
-import { opApplied, openAlertExists, RESOLVED, severityCode, severityOf, statusCode, statusOf } from "./codes.js";
+import { opApplied, openAlertExists, RESOLVED, severityCode, statusCode } from "./codes.js";
+import { type ActivityDoc, type AlertDoc, KEEP_OPS, openKey, TRIM_AT, toAlert } from "./mongo-alert-docs.js";
 import { activitySeq, COLLECTIONS, IdBlocks, INSERT_RETRIES } from "./mongo-common.js";
-
-interface AlertDoc {
-  /** The alert id as a string: FerretDB 1.x answers `{ _id: "<string>" }` from its primary key. */
-  _id: string;
-  id: number;
-  project_id: number;
-  iid: number;
-  integration_id: number;
-  title: string;
-  description: string;
-  severity: number;
-  status: number;
-  service: string;
-  monitoring_tool: string;
-  hosts: string[];
-  events: number;
-  fingerprint: string | null;
-  started_at: Date;
-  ended_at: Date | null;
-  environment_name: string;
-  incident_iid: number;
-  /** JSON text: payload keys may contain `.` or `$`. */
-  payload_json: string;
-  create_op: string;
-  /** Recent processing steps applied to the alert (trimmed), for idempotent re-runs. */
-  applied_ops: string[];
-  rev: number;
-  open_key: string;
-  /** The activity notes written with the alert (later ones are in `alert_activity`). */
-  notes?: Array<{ key: string; note: string; at: Date; seq: number }>;
-  created_at: Date;
-  updated_at: Date;
-}
-
-/** `open_alerts`: where to find the unresolved alert of `<project>:<fingerprint>` (its `_id`). */
-interface OpenDoc {
-  _id: string;
-  alert_id: number;
-}
-
-interface ActivityDoc {
-  _id: string;
-  alert_id: number;
-  note: string;
-  at: Date;
-  seq: number;
-}
-
-const KEEP_OPS = 32;
-const TRIM_AT = 64;
-
-const openKey = (projectId: number, fingerprint: string | null, status: number, id: number) =>
-  fingerprint && status !== RESOLVED ? `${projectId}:${fingerprint}` : `closed:${id}`;
-
-function toAlert(d: AlertDoc): Alert {
-  return {
-    id: d.id,
-    projectId: d.project_id,
-    iid: d.iid,
-    integrationId: d.integration_id,
-    title: d.title,
-    description: d.description,
-    severity: severityOf(d.severity),
-    status: statusOf(d.status),
-    service: d.service,
-    monitoringTool: d.monitoring_tool,
-    hosts: d.hosts,
-    events: d.events,
-    fingerprint: d.fingerprint ?? undefined,
-    startedAt: d.started_at,
-    endedAt: d.ended_at ?? undefined,
-    environmentName: d.environment_name,
-    incidentIid: d.incident_iid,
-    payload: JSON.parse(d.payload_json) as Record<string, unknown>,
-    createdAt: d.created_at,
-    updatedAt: d.updated_at,
-  };
-}
+import { OpenAlertSignposts } from "./mongo-signposts.js";
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /**
- * Alerts on MongoDB or FerretDB. Every lookup on the processing path is an `_id` equality, the only
- * filter FerretDB 1.x (SQLite backend) pushes down instead of scanning the collection:
- * alerts by `String(id)`, the open alert of a fingerprint through `open_alerts` (`_id` =
- * `<project>:<fingerprint>`), sequences by name. The one-open-alert rule stays a unique index
- * over `open_key` in `alerts`; `open_alerts` is only a signpost, checked against the alert it
- * names (a stale one, left by a resolve or a crash, is ignored, and a missing one is restored
- * when an insert hits the index).
+ * Alerts on MongoDB or FerretDB. Every lookup on the processing path is a bare string `_id`
+ * equality (the only filter FerretDB 1.x pushes down to its backend): alerts by `String(id)`,
+ * the open alert of a fingerprint through its signpost in `open_alerts`, sequences by name; and
+ * a new alert is written with inserts, the one write FerretDB 1.x does not scan for (see
+ * docs/architecture.md). The one-open-alert rule stays a unique index over `open_key`.
  */
 export class MongoAlertStore implements AlertStore {
   private readonly lock = new KeyedLock<number>();
   private readonly sequences: MongoSequences;
   private readonly ids: IdBlocks;
-  /** Alert ids that `findOpen` signposted for a fingerprint it saw first, for `create` to use. */
-  private readonly reserved = new Map<string, number>();
+  private readonly signposts: OpenAlertSignposts;
 
   /**
    * `conditionalFilters`: put the conditions of a change in its filter (MongoDB: atomic, and
@@ -114,12 +35,10 @@ export class MongoAlertStore implements AlertStore {
   ) {
     this.sequences = new MongoSequences(db);
     this.ids = new IdBlocks(this.sequences, "alerts");
+    this.signposts = new OpenAlertSignposts(db, this.ids);
   }
   private get alerts() {
     return this.db.collection<AlertDoc>(COLLECTIONS.alerts);
-  }
-  private get openCol() {
-    return this.db.collection<OpenDoc>(COLLECTIONS.openAlerts);
   }
   private get activityCol() {
     return this.db.collection<ActivityDoc>(COLLECTIONS.activity);
@@ -132,8 +51,7 @@ export class MongoAlertStore implements AlertStore {
     const fingerprintKey = fingerprint !== null ? `${input.projectId}:${fingerprint}` : undefined;
     const openAs = status !== RESOLVED ? fingerprintKey : undefined;
     // The id `findOpen` already signposted for this fingerprint, if it saw it first.
-    let reservedId = fingerprintKey === undefined ? undefined : this.reserved.get(fingerprintKey);
-    if (fingerprintKey !== undefined) this.reserved.delete(fingerprintKey);
+    let reservedId = fingerprintKey === undefined ? undefined : this.signposts.takeReserved(fingerprintKey);
     // No look-up first: the caller has just looked for the open alert, and the unique indexes
     // answer a conflict (an iid is then lost, only in that race).
     for (let attempt = 0; attempt < INSERT_RETRIES; attempt++) {
@@ -176,58 +94,23 @@ export class MongoAlertStore implements AlertStore {
         if (await this.alerts.findOne({ create_op: input.opKey })) throw opApplied();
         const open = openAs ? await this.alerts.findOne({ open_key: openAs }) : null;
         if (open && openAs) {
-          await this.signpost(openAs, open.id);
+          await this.signposts.point(openAs, open.id);
           throw openAlertExists();
         }
         continue; // the id or iid was taken (another process): again
       }
-      if (openAs && !signposted) await this.signpost(openAs, id);
+      if (openAs && !signposted) await this.signposts.point(openAs, id);
       return toAlert(doc);
     }
     throw new Error("could not allocate an alert iid");
   }
 
-  /**
-   * FerretDB 1.x: a `find` that matches nothing reads the whole collection, but an insert checks
-   * its unique `_id` in an index. So a fingerprint is first probed with an insert of its
-   * signpost, pointing at an alert id taken in advance: when it goes in, the fingerprint has no
-   * signpost, hence no open alert (an alert is signposted right after its insert, and one left
-   * unsignposted by a crash is found when the next insert hits the unique index), and `create`
-   * gives that id to the alert. A signpost whose alert never comes is ignored like a stale one.
-   */
-  private async signpostFirstSight(key: string): Promise<boolean> {
-    const id = await this.ids.next();
-    try {
-      await this.openCol.insertOne({ _id: key, alert_id: id });
-    } catch (err) {
-      if (isDuplicateKey(err)) return false;
-      throw err;
-    }
-    if (this.reserved.size >= 1000) this.reserved.clear(); // unused ones only cost an update later
-    this.reserved.set(key, id);
-    return true;
-  }
-
-  /**
-   * Points `openKey` at the alert. An insert for a fingerprint seen for the first time (FerretDB
-   * 1.x reads the whole collection for every update, even by `_id`, but not for an insert); an
-   * update when the fingerprint had an alert before.
-   */
-  private async signpost(openKey: string, alertId: number) {
-    try {
-      await this.openCol.insertOne({ _id: openKey, alert_id: alertId });
-    } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
-      await this.openCol.updateOne({ _id: openKey }, { $set: { alert_id: alertId } });
-    }
-  }
-
   async findOpen(projectId: number, fingerprint: string) {
     const key = `${projectId}:${fingerprint}`;
-    if (!this.conditionalFilters && (await this.signpostFirstSight(key))) return undefined;
-    const sign = await this.openCol.findOne({ _id: key });
-    if (!sign) return undefined;
-    const d = await this.alerts.findOne({ _id: String(sign.alert_id) });
+    if (!this.conditionalFilters && (await this.signposts.probeFirstSight(key))) return undefined;
+    const alertId = await this.signposts.lookup(key);
+    if (alertId === undefined) return undefined;
+    const d = await this.alerts.findOne({ _id: String(alertId) });
     return d && d.open_key === key ? toAlert(d) : undefined;
   }
 
@@ -299,7 +182,7 @@ export class MongoAlertStore implements AlertStore {
         { returnDocument: "after" },
       );
       if (!d) throw new Error(`alert ${alertId} vanished`);
-      if (!d.open_key.startsWith("closed:")) await this.signpost(d.open_key, alertId);
+      if (!d.open_key.startsWith("closed:")) await this.signposts.point(d.open_key, alertId);
       return toAlert(d);
     } catch (err) {
       if (isDuplicateKey(err)) throw openAlertExists();

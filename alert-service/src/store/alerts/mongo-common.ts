@@ -48,8 +48,9 @@ export class IdBlocks {
 }
 
 /**
- * True when the server is FerretDB (its `buildInfo` says so). FerretDB 1.x serves only a bare
- * `{ _id: <string> }` filter from its primary key; any other filter reads the whole collection.
+ * True when the server is FerretDB (its `buildInfo` says so). FerretDB 1.x pushes only a bare
+ * `{ _id: <string> }` filter of a `find` down to its backend; any other filter, and every update,
+ * reads the whole collection (docs/architecture.md).
  */
 export async function isFerretDb(db: Db): Promise<boolean> {
   const info = await db.command({ buildInfo: 1 });
