@@ -1,9 +1,22 @@
+import { lazy, type ReactNode, Suspense } from "react";
 import { Route, Routes } from "react-router";
 import { DashboardPage } from "../projects/DashboardPage";
 import { ProjectRoutes } from "../projects/ProjectRoutes";
 import { RequireSession } from "../session/RequireSession";
 import { SignInPage } from "../session/SignInPage";
+import { Loading } from "../ui/Loading";
 import { Layout } from "./Layout";
+
+const NotificationsPage = lazy(() => import("../notifications/NotificationsPage"));
+const PersonalAccessTokensPage = lazy(() => import("../tokens/PersonalAccessTokensPage"));
+const AdminPage = lazy(() => import("../admin/AdminPage"));
+
+/** A signed-in page loaded on demand. */
+const signedIn = (page: ReactNode) => (
+  <RequireSession>
+    <Suspense fallback={<Loading />}>{page}</Suspense>
+  </RequireSession>
+);
 
 /**
  * GitLab's page addresses. A project's full path may be nested (`group/sub/project`), so every
@@ -22,6 +35,9 @@ export function App() {
             </RequireSession>
           }
         />
+        <Route path="/-/profile/notifications" element={signedIn(<NotificationsPage />)} />
+        <Route path="/-/user_settings/personal_access_tokens" element={signedIn(<PersonalAccessTokensPage />)} />
+        <Route path="/admin" element={signedIn(<AdminPage />)} />
         <Route
           path="*"
           element={

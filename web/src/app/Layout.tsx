@@ -18,6 +18,9 @@ export function Layout() {
         {user && (
           <nav aria-label="Main">
             <Link to="/">Projects</Link>
+            <Link to="/-/profile/notifications">Notifications</Link>
+            <Link to="/-/user_settings/personal_access_tokens">Access tokens</Link>
+            {user.is_admin && <Link to="/admin">Admin Area</Link>}
           </nav>
         )}
         {user && (

@@ -3,6 +3,7 @@ import { Loading } from "../ui/Loading";
 import { Tabs } from "../ui/Tabs";
 import { useIntegration } from "./api";
 import { ConfigureDetails } from "./ConfigureDetails";
+import { CustomMapping } from "./mapping/CustomMapping";
 import { SendTestAlert } from "./SendTestAlert";
 import { type IntegrationType, TYPE_LABELS } from "./types";
 import { ViewCredentials } from "./ViewCredentials";
@@ -41,6 +42,7 @@ export function IntegrationPanel({ fullPath, type, id, tab, onTab, onClose }: Pr
       </div>
       <Tabs label={`Integration ${i.name}`} tabs={tabs} selected={selected} onSelect={onTab}>
         {selected === "details" && <ConfigureDetails key={i.updated_at} fullPath={fullPath} integration={i} />}
+        {selected === "details" && i.type === "http" && <CustomMapping key={i.id} integration={i} />}
         {selected === "credentials" && <ViewCredentials fullPath={fullPath} integration={i} />}
         {selected === "test" && <SendTestAlert fullPath={fullPath} integrationId={i.id} />}
       </Tabs>
