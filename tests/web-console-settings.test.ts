@@ -338,4 +338,117 @@ describe.skipIf(chromiumMissing || !webBuilt)("web console: administration, toke
     expect(tab.problems).toEqual([]);
     await tab.context.close();
   }, 120_000);
+
+  it("lists incidents with Open, Closed and All tabs and paging; details link the alert that opened it", async () => {
+    const maria = api(system.url, mariaToken);
+    const group = await admin.get("/api/v4/groups/ops");
+    const project = await admin.post("/api/v4/projects", { name: "Incidents", path: "incidents", namespace_id: group.body.id });
+    expect(project.status, project.text).toBe(201);
+    const base = "/api/v4/projects/ops%2Fincidents/alert_management";
+    expect((await maria.put(`${base}/settings`, { create_incident: true, auto_close_incident: true })).status).toBe(200);
+    const integration = await maria.post(`${base}/http_integrations`, { name: "Source", active: true });
+    expect(integration.status, integration.text).toBe(201);
+    const post = async (body: object) => {
+      const res = await fetch(`${system.url}${new URL(integration.body.url).pathname}`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${integration.body.token}`, "Content-Type": "application/json", Prefer: "wait" },
+        body: JSON.stringify(body),
+      });
+      expect(res.status).toBe(200);
+    };
+    for (let i = 1; i <= 22; i++) await post({ title: `Outage ${i}`, fingerprint: `outage-${i}`, severity: "high" });
+    // The first alert resolves: its incident closes.
+    await post({ title: "Outage 1", fingerprint: "outage-1", end_time: new Date().toISOString() });
+
+    const tab = await openTab(browser, system.url);
+    const { page } = tab;
+    await signIn(page, "maria", PASSWORD);
+    await page.goto("/ops/incidents/-/incidents");
+    await page.getByRole("tab", { name: "Open", selected: true }).waitFor();
+    const rows = page.getByRole("tabpanel").getByRole("row");
+    await expect.poll(() => rows.count(), POLL).toBe(21); // 20 and the header
+    const pager = page.getByRole("navigation", { name: "Incidents pages" });
+    await pager.getByText("Page 1 of 2").waitFor();
+    await checkPage(tab, "incidents-open");
+    await pager.getByRole("button", { name: "Next" }).click();
+    await pager.getByText("Page 2 of 2").waitFor();
+    await expect.poll(() => rows.count(), POLL).toBe(2);
+    await page.getByRole("tab", { name: "Closed" }).click();
+    await page.getByRole("tab", { name: "Closed", selected: true }).waitFor();
+    await page.getByRole("link", { name: "Outage 1", exact: true }).waitFor();
+    await expect.poll(() => rows.count(), POLL).toBe(2);
+    await page.getByRole("tab", { name: "All" }).click();
+    await page.getByRole("navigation", { name: "Incidents pages" }).getByText("Page 1 of 2").waitFor();
+
+    await page.getByRole("tab", { name: "Closed" }).click();
+    await page.getByRole("link", { name: "Outage 1", exact: true }).click();
+    await page.getByRole("heading", { name: "Outage 1", level: 1 }).waitFor();
+    await page.getByRole("definition").filter({ hasText: /^Closed$/ }).waitFor();
+    await checkPage(tab, "incident-closed-details");
+    await page.getByRole("link", { name: /^Alert #\d+$/ }).click();
+    await page.getByRole("heading", { name: "Outage 1", level: 1 }).waitFor();
+    expect(page.url()).toMatch(/\/ops\/incidents\/-\/alert_management\/\d+\/details$/);
+    expect(tab.problems).toEqual([]);
+    await tab.context.close();
+  }, 120_000);
+});
+
+describe.skipIf(chromiumMissing || !webBuilt)("web console: an empty installation set up from the browser", () => {
+  let system: RunningSystem;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    [system, browser] = await Promise.all([startSystem({ env: { ADMIN_PASSWORD } }), launchBrowser()]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await system?.stop();
+  });
+
+  it("root creates a Premium group and a project, adds an HTTP endpoint that receives alerts, sets notifications", async () => {
+    const tab = await openTab(browser, system.url);
+    const { page } = tab;
+    await signIn(page, "root", ADMIN_PASSWORD);
+    await page.getByRole("link", { name: "Admin Area" }).click();
+    const newGroup = page.getByRole("form", { name: "New group" });
+    await newGroup.getByLabel("Group name").fill("Acme");
+    await newGroup.getByLabel("Plan").selectOption({ label: "Premium" });
+    await newGroup.getByRole("button", { name: "Create group" }).click();
+    await status(page, "Group acme was created.").waitFor();
+    const newProject = page.getByRole("form", { name: "New project" });
+    await newProject.getByLabel("Project name").fill("Shop");
+    await newProject.getByLabel("Project slug (path; from the name when empty)").fill("shop");
+    await expect.poll(() => newProject.getByLabel("Group").getByRole("option").allTextContents(), POLL).toContain("acme");
+    await newProject.getByLabel("Group").selectOption({ label: "acme" });
+    await newProject.getByRole("button", { name: "Create project" }).click();
+    await status(page, "Project acme/shop was created.").getByRole("link", { name: "acme/shop" }).click();
+    await page.getByRole("heading", { name: "Shop", level: 1 }).waitFor();
+    await page.getByText("Premium", { exact: true }).first().waitFor();
+
+    await page.getByRole("link", { name: "Monitor settings: Alerts" }).click();
+    await page.getByRole("button", { name: "Add new integration" }).click();
+    await page.getByLabel("1. Select integration type").selectOption({ label: "HTTP Endpoint" });
+    await page.getByLabel("2. Name integration").fill("Production");
+    await page.getByRole("button", { name: "Save integration" }).click();
+    await page.getByRole("tab", { name: "View credentials", selected: true }).waitFor();
+    const url = await page.getByLabel("Webhook URL").inputValue();
+    const key = await page.getByLabel("Authorization key").inputValue();
+    const sent = await fetch(`${system.url}${new URL(url).pathname}`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ title: "First alert of Acme", severity: "high" }),
+    });
+    expect(sent.status).toBe(202);
+    await page.getByRole("navigation", { name: "Project" }).getByRole("link", { name: "Alerts" }).click();
+    await page.getByRole("link", { name: "First alert of Acme" }).waitFor();
+
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Notifications" }).click();
+    await page.getByLabel("Notification level for acme/shop", { exact: true }).selectOption({ label: "Watch" });
+    await status(page, "Notification level for acme/shop: Watch. Notification settings saved.").waitFor();
+    const setting = await api(system.url, system.adminToken).get("/api/v4/projects/acme%2Fshop/notification_settings");
+    expect(setting.body).toEqual({ level: "watch" });
+    expect(tab.problems).toEqual([]);
+    await tab.context.close();
+  }, 120_000);
 });

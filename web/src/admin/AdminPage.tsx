@@ -2,6 +2,7 @@ import { useCurrentUser } from "../session/api";
 import { NotFound } from "../ui/NotFound";
 import { useDocumentTitle } from "../ui/title";
 import { GroupsSection } from "./GroupsSection";
+import { NewProjectForm } from "./NewProjectForm";
 import { UsersSection } from "./UsersSection";
 
 /** Users and plans; for anyone but an administrator the page does not exist. */
@@ -14,6 +15,7 @@ export default function AdminPage() {
       <h1>Admin Area</h1>
       <UsersSection />
       <GroupsSection />
+      <NewProjectForm />
     </>
   );
 }

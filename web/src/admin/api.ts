@@ -85,3 +85,20 @@ export const useChangePlan = () =>
     (input: { group: AdminGroup; plan: Tier }) => api.put(`/api/v4/namespaces/${input.group.id}`, { plan: input.plan }),
     "groups",
   );
+
+/** Every group, by full path (the first 100), for the new project's namespace. */
+export function useAllGroups() {
+  return useQuery({
+    queryKey: ["admin", "groups", "all"],
+    queryFn: ({ signal }) => api.get<AdminGroup[]>("/api/v4/groups?per_page=100", signal),
+  });
+}
+
+export function useCreateProject() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { name: string; path?: string; namespace_id?: number }) =>
+      api.post<{ id: number; path_with_namespace: string }>("/api/v4/projects", input),
+    onSuccess: () => client.invalidateQueries({ queryKey: ["projects"] }),
+  });
+}
