@@ -383,7 +383,10 @@ describe.skipIf(chromiumMissing || !webBuilt)("web console: administration, toke
     await page.getByRole("tab", { name: "Closed" }).click();
     await page.getByRole("link", { name: "Outage 1", exact: true }).click();
     await page.getByRole("heading", { name: "Outage 1", level: 1 }).waitFor();
-    await page.getByRole("definition").filter({ hasText: /^Closed$/ }).waitFor();
+    await page
+      .getByRole("definition")
+      .filter({ hasText: /^Closed$/ })
+      .waitFor();
     await checkPage(tab, "incident-closed-details");
     await page.getByRole("link", { name: /^Alert #\d+$/ }).click();
     await page.getByRole("heading", { name: "Outage 1", level: 1 }).waitFor();
