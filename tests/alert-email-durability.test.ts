@@ -8,7 +8,7 @@ import { afterEach, describe, expect, inject, it } from "vitest";
 import { api } from "./api.js";
 import { bootAuth, bootGateway, bootSettings } from "./harness.js";
 import { addMember, seedProject, seedUser } from "./seed.js";
-import { type SmtpSink, startSmtpSink } from "./smtp-sink.js";
+import { startSmtpSink } from "./smtp-sink.js";
 
 /**
  * No alert e-mail is lost or doubled by a crash: alert-service runs as a child process and is

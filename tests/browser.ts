@@ -9,7 +9,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from "playwrig
  * not reachable here), driven by playwright-core through `executablePath`. `.ci/run` installs it;
  * under CI a missing browser fails the suites instead of skipping them.
  */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export const chromiumMissing = !existsSync(CHROMIUM);
 if (chromiumMissing) {
   const say = `[browser] ${CHROMIUM} is missing (apt-get install chromium)`;
@@ -18,7 +18,7 @@ if (chromiumMissing) {
 }
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-export const SCREENSHOTS = join(root, ".tmp", "screenshots");
+const SCREENSHOTS = join(root, ".tmp", "screenshots");
 export const webBuilt = existsSync(join(root, "web", "dist", "index.html"));
 if (!webBuilt) {
   const say = "[browser] web/dist/index.html is missing (npm run build builds the console)";

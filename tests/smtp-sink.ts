@@ -71,7 +71,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
   return sink;
 }
 
-export function addressesOf(mail: ParsedMail): string[] {
+function addressesOf(mail: ParsedMail): string[] {
   const to = mail.to;
   const list = Array.isArray(to) ? to : to ? [to] : [];
   return list.flatMap((a) => a.value.map((v) => v.address ?? ""));

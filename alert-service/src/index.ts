@@ -1,2 +1,2 @@
-export { type AlertServiceConfig, loadConfig } from "./config.js";
-export { createAlertService, SERVICE_NAME } from "./service.js";
+export { loadConfig } from "./config.js";
+export { createAlertService } from "./service.js";

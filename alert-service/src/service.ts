@@ -28,7 +28,7 @@ import { createSqliteAlertsStores } from "./store/alerts/sqlite-stores.js";
 import { createMongoIntegrationStore } from "./store/integrations/mongo-integration-store.js";
 import { createSqliteIntegrationStore } from "./store/integrations/sqlite-integration-store.js";
 
-export const SERVICE_NAME = "alert.v1.AlertService";
+const SERVICE_NAME = "alert.v1.AlertService";
 
 interface Storage {
   sqlite?: Database.Database;

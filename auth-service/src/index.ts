@@ -1,2 +1,2 @@
-export { type AuthConfig, loadConfig } from "./config.js";
-export { createAuthService, SERVICE_NAME } from "./service.js";
+export { loadConfig } from "./config.js";
+export { createAuthService } from "./service.js";

@@ -24,7 +24,7 @@ import { watchHandlers } from "./handlers/watch-handlers.js";
 import { MongoAuthStore } from "./store/mongo-auth-store.js";
 import { SqliteAuthStore } from "./store/sqlite-auth-store.js";
 
-export const SERVICE_NAME = "auth.v1.AuthService";
+const SERVICE_NAME = "auth.v1.AuthService";
 
 /** MongoDB when MONGO_URL is set, else SQLite in DATA_DIR. */
 async function openStore(config: AuthConfig): Promise<AuthStore> {

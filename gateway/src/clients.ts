@@ -3,7 +3,7 @@ import { alertV1, authV1, settingsV1 } from "@tocsin/proto";
 import type { GatewayConfig } from "./config.js";
 import type { AlertClient, AuthClient, SettingsClient } from "./deps.js";
 
-export const DEFAULT_RPC_TIMEOUT_MS = 5000;
+const DEFAULT_RPC_TIMEOUT_MS = 5000;
 
 export interface GatewayClients {
   auth: AuthClient;

@@ -21,11 +21,11 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
 };
 
 /** Reasons whose message GitLab renders as `{"error": ...}` (Grape's parameter errors, routing). */
-export const ERROR_KEY_REASONS = new Set(["PARAM_INVALID", "PARAM_MISSING", "PARAM_VALUE_INVALID", "ROUTE_NOT_FOUND"]);
+const ERROR_KEY_REASONS = new Set(["PARAM_INVALID", "PARAM_MISSING", "PARAM_VALUE_INVALID", "ROUTE_NOT_FOUND"]);
 
-export const DEFAULT_RETRY_AFTER_SECONDS = 5;
+const DEFAULT_RETRY_AFTER_SECONDS = 5;
 
-export type HttpErrorBody = { message: unknown } | { error: string };
+type HttpErrorBody = { message: unknown } | { error: string };
 
 export interface HttpError {
   status: number;

@@ -12,7 +12,7 @@ import { createSettingsHandlers } from "./handlers/settings-handlers.js";
 import { MongoSettingsStore } from "./store/mongo-settings-store.js";
 import { SqliteSettingsStore } from "./store/sqlite-settings-store.js";
 
-export const SERVICE_NAME = "settings.v1.SettingsService";
+const SERVICE_NAME = "settings.v1.SettingsService";
 
 export interface SettingsServiceDeps extends ServiceDeps {
   /** Replaces auth-service (tests of the gRPC surface without auth); no auth health check then. */

@@ -5,10 +5,10 @@ import { ACCESS, type ProjectRef, type Tier } from "../domain/types.js";
 import type { AuthClient } from "./auth-client.js";
 
 /** How long `byId` answers are reused (the ingest hot path asks for every alert). */
-export const PROJECT_CACHE_TTL_MS = 5_000;
+const PROJECT_CACHE_TTL_MS = 5_000;
 const MAX_CACHED = 10_000;
 
-export function tierOf(plan: authV1.Plan): Tier {
+function tierOf(plan: authV1.Plan): Tier {
   if (plan === authV1.Plan.PLAN_ULTIMATE) return "ultimate";
   if (plan === authV1.Plan.PLAN_PREMIUM) return "premium";
   return "free";

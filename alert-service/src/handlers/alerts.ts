@@ -20,7 +20,7 @@ const NAMES = [
 export type AlertHandlers = Pick<ServiceHandlers<Def>, (typeof NAMES)[number]>;
 
 /** Alert message; `details` adds the stored payload and the activity (details only). */
-export function toAlertMessage(a: Alert, details?: { activity: ActivityEntry[] }): alertV1.Alert {
+function toAlertMessage(a: Alert, details?: { activity: ActivityEntry[] }): alertV1.Alert {
   return {
     iid: a.iid,
     title: a.title,
@@ -45,7 +45,7 @@ export function toAlertMessage(a: Alert, details?: { activity: ActivityEntry[] }
   };
 }
 
-export function toIncidentMessage(i: Incident): alertV1.Incident {
+function toIncidentMessage(i: Incident): alertV1.Incident {
   return {
     iid: i.iid,
     title: i.title,

@@ -23,7 +23,7 @@ export type IntegrationHandlers = Pick<
   | "parsePayloadFields"
 >;
 
-export function toIntegrationMessage(view: IntegrationView): alertV1.Integration {
+function toIntegrationMessage(view: IntegrationView): alertV1.Integration {
   return {
     id: view.id,
     name: view.name,

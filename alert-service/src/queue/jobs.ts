@@ -8,7 +8,7 @@ import { DEFAULT_LANES, type JobQueue, type JobRunner, UnrecoverableJobError } f
 export const QUEUE_PREFIX = "tocsin";
 export const laneQueueName = (lane: number) => `alerts-lane-${lane}`;
 
-export const JOB_NAMES = { processAlert: "process-alert", incident: "incident" } as const;
+const JOB_NAMES = { processAlert: "process-alert", incident: "incident" } as const;
 
 const normalizedAlertSchema = z.object({
   title: z.string(),
@@ -25,7 +25,7 @@ const normalizedAlertSchema = z.object({
   payload: z.record(z.string(), z.unknown()),
 });
 
-export const processAlertSchema = z.object({
+const processAlertSchema = z.object({
   jobId: z.string().min(1),
   requestId: z.string().min(1),
   projectId: z.number().int().positive(),
@@ -34,7 +34,7 @@ export const processAlertSchema = z.object({
   log: z.record(z.string(), z.string()).optional(),
 });
 
-export const incidentSchema = z.object({
+const incidentSchema = z.object({
   kind: z.enum(["open", "close"]),
   requestId: z.string().min(1),
   projectId: z.number().int().positive(),
@@ -43,7 +43,7 @@ export const incidentSchema = z.object({
 });
 
 /** Idempotency ids: a request's alert job is the request id; one incident job per alert and kind (and request, for closes). */
-export const incidentJobId = (job: IncidentJob) =>
+const incidentJobId = (job: IncidentJob) =>
   job.kind === "open" ? `incident-open-${job.alertId}` : `incident-close-${job.alertId}-${job.requestId}`;
 
 /** FNV-1a of the lane key, so that one (project, fingerprint) always lands in one lane. */

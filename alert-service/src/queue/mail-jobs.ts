@@ -9,12 +9,12 @@ import { type JobQueue, type JobRunner, type RetryPolicy, UnrecoverableJobError 
 /** Concurrent sends: one SMTP connection per lane (nodemailer sends one message per connection at a time). */
 export const MAIL_LANES = 16;
 export const mailQueueName = (lane: number) => `mail-lane-${lane}`;
-export const MAIL_JOB_NAMES = { notify: "notify", digest: "digest", send: "send" } as const;
+const MAIL_JOB_NAMES = { notify: "notify", digest: "digest", send: "send" } as const;
 
 /** Idempotency ids: one notify per (alert, transition), one digest per window, one send per delivery key. */
-export const notifyJobId = (job: NotifyJob) => `notify:${job.alertId}:${job.transition}`;
-export const digestJobId = (job: DigestJob) => `digest:${job.projectId}:${job.windowStart}`;
-export const sendJobId = (job: SendJob) => `send:${job.key}`;
+const notifyJobId = (job: NotifyJob) => `notify:${job.alertId}:${job.transition}`;
+const digestJobId = (job: DigestJob) => `digest:${job.projectId}:${job.windowStart}`;
+const sendJobId = (job: SendJob) => `send:${job.key}`;
 
 const notifySchema = z.object({
   requestId: z.string().min(1),

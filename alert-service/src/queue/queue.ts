@@ -23,7 +23,7 @@ export type JobRunner = (job: RunningJob) => Promise<unknown>;
 
 export type JobResult = { state: "completed"; result: unknown } | { state: "failed"; error: string };
 
-export interface QueueCounts {
+interface QueueCounts {
   /** Waiting, delayed or running. */
   pending: number;
   /** Finished by this process since it started. */
@@ -57,7 +57,7 @@ export class UnrecoverableJobError extends Error {
 
 export const DEFAULT_LANES = 8;
 export const MAX_ATTEMPTS = 5;
-export const BACKOFF_MS = 250;
+const BACKOFF_MS = 250;
 
 /** Delay before the retry that follows failed attempt number `attempt` (1 = the first run). */
 export type Backoff = (attempt: number) => number;

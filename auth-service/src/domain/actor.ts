@@ -22,10 +22,6 @@ export function isAdminUser(actor: Actor): boolean {
   return actor.kind === "user" && actor.user.isAdmin;
 }
 
-export function actorUserId(actor: Actor): number | undefined {
-  return actor.kind === "user" ? actor.user.id : undefined;
-}
-
 /** Admin-only operations: internal callers and admins pass; others get `403 Forbidden`. */
 export function requireAdmin(actor: Actor): void {
   if (!isPrivileged(actor)) throw forbidden();

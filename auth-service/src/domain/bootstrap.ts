@@ -4,9 +4,9 @@ import type { AuthStore } from "./ports.js";
 import { hashToken } from "./tokens.js";
 import type { UserRecord } from "./types.js";
 
-export const ROOT_USERNAME = "root";
-export const ROOT_EMAIL = "admin@example.com";
-export const BOOTSTRAP_TOKEN_NAME = "bootstrap";
+const ROOT_USERNAME = "root";
+const ROOT_EMAIL = "admin@example.com";
+const BOOTSTRAP_TOKEN_NAME = "bootstrap";
 
 /**
  * Makes sure the admin `root` exists and that `adminToken` is one of its `api` tokens, named

@@ -18,7 +18,7 @@ export interface CreateGroupInput {
   plan: PlanName | null;
 }
 
-export const PLAN_ON_SUBGROUP_MESSAGE = "400 Bad request - only top-level groups carry a plan";
+const PLAN_ON_SUBGROUP_MESSAGE = "400 Bad request - only top-level groups carry a plan";
 
 /** Groups, their plans and their memberships. */
 export class GroupService {

@@ -20,7 +20,7 @@ export interface KeyView {
 }
 
 export type EndpointKindName = "http" | "http_legacy" | "prometheus";
-export type EndpointStateName = "not_found" | "inactive" | "unavailable" | "active";
+type EndpointStateName = "not_found" | "inactive" | "unavailable" | "active";
 
 export interface EndpointResolution {
   state: EndpointStateName;

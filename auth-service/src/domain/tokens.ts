@@ -26,10 +26,10 @@ export interface CreatedToken {
 
 const TOKEN_PREFIX = "glpat-";
 export const TOKEN_EXPIRED_MESSAGE = "Token is expired. You can either do re-authorization or token refresh.";
-export const TOKEN_REVOKED_MESSAGE = "Token was revoked. You have to re-authorize from the user.";
+const TOKEN_REVOKED_MESSAGE = "Token was revoked. You have to re-authorize from the user.";
 
 /** A new plain token: `glpat-` + 20 URL-safe characters (120 random bits). */
-export function generateToken(): string {
+function generateToken(): string {
   return TOKEN_PREFIX + randomBytes(15).toString("base64url");
 }
 

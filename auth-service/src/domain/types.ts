@@ -1,7 +1,6 @@
 /** Plain records of the auth domain. Ids are positive integers from the store's sequences. */
 
 export type PlanName = "free" | "premium" | "ultimate";
-export const PLANS: readonly PlanName[] = ["free", "premium", "ultimate"];
 
 /** GitLab access levels. 0 = no access. */
 export const ACCESS = { NONE: 0, GUEST: 10, REPORTER: 20, DEVELOPER: 30, MAINTAINER: 40, OWNER: 50 } as const;

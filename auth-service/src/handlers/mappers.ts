@@ -16,7 +16,7 @@ const PLAN_TO_PROTO: Record<PlanName, authV1.Plan> = {
   ultimate: Plan.PLAN_ULTIMATE,
 };
 
-export const planToProto = (plan: PlanName): authV1.Plan => PLAN_TO_PROTO[plan];
+const planToProto = (plan: PlanName): authV1.Plan => PLAN_TO_PROTO[plan];
 
 /** null for PLAN_UNSPECIFIED or unknown values. */
 export function planFromProto(plan: authV1.Plan): PlanName | null {
@@ -30,7 +30,7 @@ export function typeFromProto(type: authV1.IntegrationType): IntegrationKind | n
   return null;
 }
 
-export const typeToProto = (type: IntegrationKind | null): authV1.IntegrationType =>
+const typeToProto = (type: IntegrationKind | null): authV1.IntegrationType =>
   type === "http"
     ? IntegrationType.INTEGRATION_TYPE_HTTP
     : type === "prometheus"
@@ -51,7 +51,7 @@ const STATE_TO_PROTO = {
   active: EndpointState.ENDPOINT_STATE_ACTIVE,
 } as const;
 
-export const levelToProto = (level: number): authV1.AccessLevel => level as authV1.AccessLevel;
+const levelToProto = (level: number): authV1.AccessLevel => level as authV1.AccessLevel;
 
 export const toPage = (p: authV1.PageRequest | undefined): Page => toCorePage(p?.page, p?.perPage);
 

@@ -20,7 +20,7 @@ export type UserDoc = Omit<UserRecord, "id" | "blocked" | "passwordHash"> & {
   passwordHash?: string | null;
 };
 export type SessionDoc = Omit<SessionRecord, "id"> & { _id: number };
-export interface SignInFailureDoc {
+interface SignInFailureDoc {
   loginKey: string;
   at: Date;
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 
 /** Longest a stop waits for requests in flight , within the 10 s a shutdown step is given. */
-export const DRAIN_TIMEOUT_MS = 8_000;
+const DRAIN_TIMEOUT_MS = 8_000;
 
 export interface Drain {
   /** Wraps the request listener: counts requests in flight and, once draining, answers `Connection: close`. */

@@ -13,7 +13,7 @@ interface Layer {
  * mounted without a prefix are searched recursively; a router mounted under a prefix counts as
  * matching everything below it (conservative: the request then goes on to authentication).
  */
-export function createRouteMatcher(routers: Router[]): (path: string) => boolean {
+function createRouteMatcher(routers: Router[]): (path: string) => boolean {
   const routes: Layer[] = [];
   const prefixed: Layer[] = [];
   const collect = (stack: Layer[]) => {

@@ -6,7 +6,7 @@ import { optionalInt, paramValueInvalid } from "./params.js";
  * The highest page a list serves. Past it (a page number that would not fit the int32 paging of
  * the gRPC contracts, e.g. `page=2147483648`) the request is refused with 400 rather than failing.
  */
-export const MAX_PAGE = 1_000_000;
+const MAX_PAGE = 1_000_000;
 
 /** `page` and `per_page` from the query (default 1 and 20, at most 100; page at most MAX_PAGE). */
 export function pageFromRequest(req: Request): Page {

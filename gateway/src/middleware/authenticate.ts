@@ -15,7 +15,7 @@ const CSRF_SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 export const INVALID_CSRF_MESSAGE = "403 Forbidden: invalid CSRF token";
 
 /** The personal access token of a request: `PRIVATE-TOKEN`, `Authorization: Bearer`, or `?private_token=`. */
-export function tokenOf(req: Request): string | undefined {
+function tokenOf(req: Request): string | undefined {
   const header = req.get("private-token");
   if (header) return header.trim();
   const authorization = req.get("authorization");

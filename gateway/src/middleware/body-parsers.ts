@@ -10,10 +10,10 @@ export const BODY_LIMIT = "1mb";
  * 1 MiB with a 400 that says so, so their bodies may be larger than the usual limit (a sample
  * sent as a JSON string is escaped, hence the room).
  */
-export const SAMPLE_BODY_LIMIT = "3mb";
+const SAMPLE_BODY_LIMIT = "3mb";
 const SAMPLE_BODY_ROUTE = /\/alert_management\/(?:http_integrations(?:\/[^/?]+)?|payload_fields)(?:[?]|$)/;
 
-export function carriesSample(req: Request): boolean {
+function carriesSample(req: Request): boolean {
   return SAMPLE_BODY_ROUTE.test(req.originalUrl ?? req.url ?? "");
 }
 
@@ -23,7 +23,7 @@ export function carriesSample(req: Request): boolean {
  */
 const RAW_BODY_ROUTE = /\/alert_management\/http_integrations\/[^/?]+\/test_alert(?:[?]|$)/;
 
-export function wantsRawBody(req: Request): boolean {
+function wantsRawBody(req: Request): boolean {
   return RAW_BODY_ROUTE.test(req.originalUrl ?? req.url ?? "");
 }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
 
-export const REQUEST_ID_HEADER = "X-Request-Id";
+const REQUEST_ID_HEADER = "X-Request-Id";
 const SANE_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** Accepts a caller's sane `X-Request-Id` or makes one; echoes it and keeps it in res.locals. */

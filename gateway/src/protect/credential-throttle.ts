@@ -2,8 +2,8 @@ import { AppError } from "@tocsin/core";
 import type { LimiterBackend } from "./limiter-backend.js";
 
 /** Failed authentications one client address may make per window before it is refused. */
-export const MAX_FAILED_AUTHENTICATIONS = 100;
-export const FAILED_AUTHENTICATION_WINDOW_SECONDS = 60;
+const MAX_FAILED_AUTHENTICATIONS = 100;
+const FAILED_AUTHENTICATION_WINDOW_SECONDS = 60;
 
 /** PRODUCT.md section 10: more than 100 failures in a minute from one address → 429 for a minute. */
 export interface CredentialThrottle {

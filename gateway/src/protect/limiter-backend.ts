@@ -1,7 +1,7 @@
 import { Redis } from "ioredis";
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis } from "rate-limiter-flexible";
 
-export interface LimiterOptions {
+interface LimiterOptions {
   /** Distinguishes this limiter's keys from every other's. */
   name: string;
   points: number;

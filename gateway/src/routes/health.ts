@@ -3,7 +3,7 @@ import { Router } from "express";
 import type { Registry } from "prom-client";
 import type { GatewayDeps } from "../deps.js";
 
-export const READINESS_TIMEOUT_MS = 1000;
+const READINESS_TIMEOUT_MS = 1000;
 const RETRY_AFTER_SECONDS = "5";
 
 /** `/-/health` (the process is up), `/-/readiness` (the three services answer), `/metrics`. */

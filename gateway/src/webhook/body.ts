@@ -2,12 +2,12 @@ import type { IncomingMessage } from "node:http";
 import { jsonDepth } from "@tocsin/core";
 
 /** Largest webhook body read, in bytes. */
-export const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_BODY_BYTES = 1024 * 1024;
 /** Deepest nesting of objects/arrays accepted. */
 export const MAX_DEPTH = 100;
 
 /** Why a body was refused: `too_large` → 413, the rest → 400. */
-export type BodyProblem = { kind: "too_large" } | { kind: "invalid"; message: string };
+type BodyProblem = { kind: "too_large" } | { kind: "invalid"; message: string };
 
 export type ReadResult = { ok: true; bytes: Buffer } | { ok: false; problem: BodyProblem };
 

@@ -4,7 +4,7 @@ import { authV1 } from "@tocsin/proto";
 import type { AuthClient } from "../deps.js";
 import type { EndpointKind } from "./match.js";
 
-export type Resolution = authV1.ResolveIntegrationEndpointResponse;
+type Resolution = authV1.ResolveIntegrationEndpointResponse;
 
 export interface EndpointCacheOptions {
   auth: AuthClient;

@@ -45,7 +45,7 @@ export function sendWebhookError(res: Response, err: unknown, logger: Logger): v
   res.status(mapped.status).set(headers).json({ message });
 }
 
-export const MAX_WAIT_SECONDS = 10;
+const MAX_WAIT_SECONDS = 10;
 
 /** `Prefer: wait` (10 s) or `Prefer: wait=<seconds>` (at most 10) → milliseconds; 0 when absent. */
 export function preferWaitMs(header: string | undefined): number {

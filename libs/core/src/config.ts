@@ -30,7 +30,7 @@ export function parseConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessE
 const port = z.coerce.number().int().min(0).max(65535);
 
 /** A `host:port` address. */
-export const addressSchema = z.string().regex(/^[^\s:]+:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/, "expected host:port");
+const addressSchema = z.string().regex(/^[^\s:]+:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/, "expected host:port");
 
 /** Variables shared by every process (PRODUCT.md section 1). */
 export const commonEnv = {

@@ -1,5 +1,5 @@
 /** Who acts in a call: set only by the gateway (or an internal service acting for a user). */
-export interface Principal {
+interface Principal {
   userId: number;
 }
 

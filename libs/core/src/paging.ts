@@ -4,8 +4,8 @@ export interface Page {
   perPage: number;
 }
 
-export const DEFAULT_PER_PAGE = 20;
-export const MAX_PER_PAGE = 100;
+const DEFAULT_PER_PAGE = 20;
+const MAX_PER_PAGE = 100;
 
 /** Clamps raw numbers (0 or negative meaning "unset") into a valid page. */
 export function toPage(page?: number, perPage?: number): Page {

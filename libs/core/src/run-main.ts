@@ -17,7 +17,7 @@ export interface RunningService {
 }
 
 /** Startup failed: the configuration did not parse, or the service could not start. */
-export const EXIT_STARTUP_FAILED = 1;
+const EXIT_STARTUP_FAILED = 1;
 
 /**
  * The one process entry point (`main.ts` is this one call): parses the environment once, builds

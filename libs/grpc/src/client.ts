@@ -12,7 +12,7 @@ import { contextToMetadata } from "./metadata.js";
 import { fromGrpcError } from "./status.js";
 import type { ReqOf, ResOf, ServiceDef, StreamKeys, UnaryKeys } from "./types.js";
 
-export interface CallOpts {
+interface CallOpts {
   /** Overall deadline of the call, retries included; defaults to the client's. Bounded by `ctx.deadlineMs` when set. */
   timeoutMs?: number;
 }

@@ -2,9 +2,9 @@ import { Metadata } from "@grpc/grpc-js";
 import type { CallContext } from "@tocsin/core";
 
 /** Metadata keys shared by every service. */
-export const REQUEST_ID_KEY = "x-request-id";
+const REQUEST_ID_KEY = "x-request-id";
 /** The acting user's id; set only by the gateway or by an internal service acting for a user. */
-export const PRINCIPAL_KEY = "x-tocsin-user-id";
+const PRINCIPAL_KEY = "x-tocsin-user-id";
 export const ERROR_REASON_KEY = "x-error-reason";
 export const ERROR_FIELDS_KEY = "x-error-fields";
 export const RETRY_AFTER_KEY = "x-retry-after";

@@ -3,11 +3,11 @@ import { AppError, ERROR_CODES, type ErrorCode, type FieldErrors } from "@tocsin
 import { ERROR_FIELDS_KEY, ERROR_REASON_KEY, RETRY_AFTER_KEY, readMetadata } from "./metadata.js";
 
 /** The one AppError → gRPC status mapping: the names are gRPC's, so the table is the enum. */
-export function codeToStatus(code: ErrorCode): status {
+function codeToStatus(code: ErrorCode): status {
   return status[code];
 }
 
-export function statusToCode(s: status): ErrorCode {
+function statusToCode(s: status): ErrorCode {
   const name = status[s] as ErrorCode | undefined;
   return name && (ERROR_CODES as readonly string[]).includes(name) ? name : "UNKNOWN";
 }

@@ -1,5 +1,5 @@
 /** Type helpers over ts-proto's grpc-js service definitions. */
-export interface MethodDef {
+interface MethodDef {
   path: string;
   requestStream: boolean;
   responseStream: boolean;

@@ -4,7 +4,7 @@ import { createWatchStream, type WatchStreamOptions } from "./watch-stream.js";
 export type CacheTag = number | string;
 
 /** What a change event makes stale: everything, the entries tagged with one of these tags, or nothing. */
-export type Staleness = "all" | ReadonlySet<CacheTag> | undefined;
+type Staleness = "all" | ReadonlySet<CacheTag> | undefined;
 
 export interface WatchedCacheOptions<M> extends Omit<WatchStreamOptions<M>, "onUp" | "onDown" | "onEvent"> {
   /** How long an answer is reused at most. */
@@ -15,7 +15,7 @@ export interface WatchedCacheOptions<M> extends Omit<WatchStreamOptions<M>, "onU
   staleOn(message: M): Staleness;
 }
 
-export interface CacheOptions<T> {
+interface CacheOptions<T> {
   /** What an event names to drop this answer (a token id, a user id; several for several names). */
   tag(value: T): CacheTag | readonly CacheTag[];
   /** Epoch ms from which the answer must not be reused (e.g. the token's expiry). */

@@ -6,7 +6,7 @@ export * as authV1 from "./gen/auth/v1/auth.js";
 export * as settingsV1 from "./gen/settings/v1/settings.js";
 
 /** The `proto/` folder at the repository root (the same from `src/` and `dist/`). */
-export const PROTO_ROOT = fileURLToPath(new URL("../../../proto", import.meta.url));
+const PROTO_ROOT = fileURLToPath(new URL("../../../proto", import.meta.url));
 
 export const PROTO_FILES = {
   auth: "auth/v1/auth.proto",

@@ -63,7 +63,7 @@ export async function startOwnRedis(port?: number): Promise<Backend | undefined>
 }
 
 /** Where a FerretDB binary may be: FERRETDB_BIN, the repo's .tmp/bin, PATH, ~/go/bin. */
-export function findFerretDb(repoRoot: string): string | undefined {
+function findFerretDb(repoRoot: string): string | undefined {
   const candidates = [
     process.env.FERRETDB_BIN,
     join(repoRoot, ".tmp", "bin", "ferretdb"),

@@ -21,7 +21,7 @@ const principal = (scopes: string[]): authV1.Principal => ({
   sessionId: 0,
 });
 
-export const STUB_USER: authV1.User = {
+const STUB_USER: authV1.User = {
   id: 7,
   username: "alice",
   name: "Alice",

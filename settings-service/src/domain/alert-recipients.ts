@@ -3,7 +3,7 @@ import type { Directory, SettingsStore } from "./ports.js";
 import { effectiveSetting, indexSettings } from "./recipients.js";
 
 /** Maintainer (40) and above hear of alerts. */
-export const ALERT_MIN_ACCESS_LEVEL = 40;
+const ALERT_MIN_ACCESS_LEVEL = 40;
 
 export interface AlertRecipient {
   userId: number;

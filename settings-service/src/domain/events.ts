@@ -31,7 +31,7 @@ export type Events = Record<EventName, boolean>;
 export type EventsChange = Partial<Record<EventName, boolean>>;
 
 /** GitLab's levels, exact and case-sensitive. */
-export const LEVELS = ["disabled", "participating", "watch", "global", "mention", "custom"] as const;
+const LEVELS = ["disabled", "participating", "watch", "global", "mention", "custom"] as const;
 export type Level = (typeof LEVELS)[number];
 
 /** Watchers are not told of these events (GitLab's EXCLUDED_WATCHER_EVENTS). */
@@ -47,11 +47,11 @@ export const SOURCE_DEFAULT_LEVEL: Level = "global";
 const levelSet: ReadonlySet<string> = new Set(LEVELS);
 const eventSet: ReadonlySet<string> = new Set(EVENT_NAMES);
 
-export function isLevel(value: string): value is Level {
+function isLevel(value: string): value is Level {
   return levelSet.has(value);
 }
 
-export function isEventName(value: string): value is EventName {
+function isEventName(value: string): value is EventName {
   return eventSet.has(value);
 }
 

@@ -20,13 +20,13 @@ export interface SettingView {
   newEpicApplies: boolean;
 }
 
-export interface GlobalUpdate {
+interface GlobalUpdate {
   level?: string;
   notificationEmail?: string;
   events: EventsChange;
 }
 
-export interface SourceUpdate {
+interface SourceUpdate {
   level?: string;
   events: EventsChange;
 }
@@ -40,7 +40,7 @@ export interface SettingsUseCases {
   updateSource(userId: number, kind: SourceKind, idOrPath: string, update: SourceUpdate, ctx: CallContext): Promise<SettingView>;
 }
 
-export const EMAIL_NOT_VERIFIED = "must be an email you have verified";
+const EMAIL_NOT_VERIFIED = "must be an email you have verified";
 
 function view(stored: StoredSetting | undefined, defaultLevel: Level, email: string, newEpicApplies: boolean): SettingView {
   return { level: stored?.level ?? defaultLevel, notificationEmail: email, events: fullEvents(stored?.events), newEpicApplies };

@@ -8,7 +8,7 @@ type ProtoEventKey = keyof settingsV1.NotificationEvents;
 const camel = (name: EventName) => name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()) as ProtoEventKey;
 
 /** snake_case event name ↔ the proto's camelCase field. */
-export const EVENT_FIELDS: ReadonlyArray<readonly [EventName, ProtoEventKey]> = EVENT_NAMES.map((n) => [n, camel(n)] as const);
+const EVENT_FIELDS: ReadonlyArray<readonly [EventName, ProtoEventKey]> = EVENT_NAMES.map((n) => [n, camel(n)] as const);
 
 export function eventsChangeFromProto(update: settingsV1.NotificationEventsUpdate | undefined): EventsChange {
   const change: EventsChange = {};

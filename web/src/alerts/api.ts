@@ -8,7 +8,7 @@ import type { Alert, AlertDetails, AlertStatus, AlertTab, ListParams } from "./t
  * New alerts appear without a reload: the list and its counts are polled. One poll is five small
  * requests whatever the alert rate, only while the page is visible, so a storm cannot freeze it.
  */
-export const POLL_MS = 3_000;
+const POLL_MS = 3_000;
 
 const base = (fullPath: string) => `${projectApi(fullPath)}/alert_management`;
 

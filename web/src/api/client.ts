@@ -25,7 +25,7 @@ function csrfToken(): string | undefined {
 }
 
 /** GitLab's error bodies: `{"message": "..."}`, `{"message": {"field": ["..."]}}` or `{"error": "..."}`. */
-export function messageOf(body: unknown, status: number): string {
+function messageOf(body: unknown, status: number): string {
   if (body && typeof body === "object") {
     const b = body as { message?: unknown; error?: unknown };
     const m = b.message ?? b.error;

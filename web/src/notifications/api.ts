@@ -22,7 +22,7 @@ export interface Membership {
 /** Where a setting lives: the global one, or a group's or project's (by id). */
 export type Source = { kind: "global" } | { kind: "group" | "project"; id: number; name: string };
 
-export const sourceUrl = (s: Source) =>
+const sourceUrl = (s: Source) =>
   s.kind === "global" ? "/api/v4/notification_settings" : `/api/v4/${s.kind}s/${s.id}/notification_settings`;
 const key = (s: Source) => ["notification-settings", s.kind, s.kind === "global" ? 0 : s.id] as const;
 

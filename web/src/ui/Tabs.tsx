@@ -1,6 +1,6 @@
 import { type KeyboardEvent, type ReactNode, useId, useRef } from "react";
 
-export interface Tab<K extends string> {
+interface Tab<K extends string> {
   key: K;
   label: ReactNode;
 }

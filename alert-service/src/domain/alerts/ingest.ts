@@ -8,7 +8,7 @@ import { type AlertJobs, type AlertsStores, alertJobId } from "./ports.js";
 import { normalizeAlertmanager } from "./prometheus.js";
 
 export const MAX_WAIT_MS = 10_000;
-export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
+const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
 
 export interface IngestDeps {
   stores: AlertsStores;

@@ -7,8 +7,8 @@ import { parseEndTime, parseTime } from "./times.js";
 
 export const TITLE_MAX_LENGTH = 200;
 export const DESCRIPTION_MAX_LENGTH = 1000;
-export const SERVICE_MAX_LENGTH = 100;
-export const TOOL_MAX_LENGTH = 100;
+const SERVICE_MAX_LENGTH = 100;
+const TOOL_MAX_LENGTH = 100;
 
 export interface NormalizeOptions {
   tier: Tier;
@@ -17,8 +17,6 @@ export interface NormalizeOptions {
   integrationName: string;
   receivedAt: Date;
 }
-
-export { dig, mappingApplies } from "./mapping-reader.js";
 
 export function toSeverity(value: unknown): Severity {
   if (typeof value !== "string") return "critical";

@@ -147,7 +147,7 @@ async function followUp(deps: ProcessingDeps, job: ProcessAlertJob, step: Step, 
   }
 }
 
-export function toOutcome(alert: Alert, action: AlertAction): AlertOutcome {
+function toOutcome(alert: Alert, action: AlertAction): AlertOutcome {
   return { iid: alert.iid, title: alert.title, status: alert.status, events: alert.events, action };
 }
 

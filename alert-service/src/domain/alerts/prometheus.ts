@@ -56,10 +56,6 @@ export function alertmanagerProblem(payload: Record<string, unknown>): string | 
   return undefined;
 }
 
-export function isAlertmanagerPayload(payload: Record<string, unknown>): boolean {
-  return alertmanagerProblem(payload) === undefined;
-}
-
 function record(value: unknown): Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }

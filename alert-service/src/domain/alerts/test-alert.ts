@@ -3,10 +3,10 @@ import { ACCESS } from "../types.js";
 import { alertsOf, enqueueAll, type IngestDeps, MAX_WAIT_MS, parsePayload, waitAll } from "./ingest.js";
 import type { ActivityEntry, Alert, NormalizedAlert } from "./model.js";
 
-export const TEST_ALERT_SENT = "The test alert should now be visible in your alerts list.";
-export const TEST_ALERT_INACTIVE = "The integration is currently inactive. Enable the integration to send the test alert.";
-export const TEST_ALERT_INVALID = "Integration payload is invalid.";
-export const DRY_RUN_MESSAGE = "Dry run: nothing was changed.";
+const TEST_ALERT_SENT = "The test alert should now be visible in your alerts list.";
+const TEST_ALERT_INACTIVE = "The integration is currently inactive. Enable the integration to send the test alert.";
+const TEST_ALERT_INVALID = "Integration payload is invalid.";
+const DRY_RUN_MESSAGE = "Dry run: nothing was changed.";
 
 export interface TestAlertRequest {
   projectIdOrPath: string;

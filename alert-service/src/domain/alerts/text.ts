@@ -31,7 +31,7 @@ export function presentText(value: unknown, max: number): string | undefined {
   return text.trim() === "" ? undefined : truncate(text, max);
 }
 
-export const HOSTS_MAX_LENGTH = 255;
+const HOSTS_MAX_LENGTH = 255;
 
 /** A string or (nested) array of hosts as a flat list of strings; blanks dropped. */
 export function flattenHosts(value: unknown): string[] {

@@ -2,9 +2,9 @@ import { invalidArgument, jsonDepth } from "@tocsin/core";
 import type { PayloadField } from "./types.js";
 
 /** Largest sample payload accepted, in bytes of JSON text (as the webhook's body limit). */
-export const MAX_PAYLOAD_BYTES = 1024 * 1024;
+const MAX_PAYLOAD_BYTES = 1024 * 1024;
 /** Deepest nesting of objects and arrays accepted. */
-export const MAX_PAYLOAD_DEPTH = 100;
+const MAX_PAYLOAD_DEPTH = 100;
 
 /**
  * Parses a sample payload: JSON text of an object, at most 1 MiB and 100 levels deep.

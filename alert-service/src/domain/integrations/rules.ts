@@ -5,7 +5,7 @@ import { parsePayloadExample } from "./payload.js";
 import type { IntegrationKeys, IntegrationStore } from "./ports.js";
 import type { IntegrationRecord } from "./types.js";
 
-export const MAX_NAME_LENGTH = 255;
+const MAX_NAME_LENGTH = 255;
 
 /** `Name can't be blank` / too long, as GitLab's validation body `{"message":{"name":[...]}}`. */
 export function checkName(raw: string): string {

@@ -3,7 +3,7 @@
  * `[a-z0-9]` becomes one `-`, leading and trailing `-` trimmed, at most 63 characters;
  * `http-endpoint` when nothing is left.
  */
-export function slugify(name: string): string {
+function slugify(name: string): string {
   const slug = name
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "-")

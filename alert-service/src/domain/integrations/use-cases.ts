@@ -92,5 +92,3 @@ export function createIntegrationsUseCases(options: IntegrationsModuleOptions): 
     directory,
   };
 }
-
-export type { CreateHttpInput, SingletonInput, UpdateHttpInput };

@@ -16,16 +16,16 @@ export interface ProjectInfo {
 }
 
 /** The host part of generated Message-IDs. */
-export function messageHost(externalUrl: string): string {
+function messageHost(externalUrl: string): string {
   return new URL(externalUrl).hostname || "localhost";
 }
 
 /** Stable per (alert, transition, recipient), so that a retried job sends the very same message. */
-export function alertMessageId(externalUrl: string, alertId: number, transition: Transition, userId: number): string {
+function alertMessageId(externalUrl: string, alertId: number, transition: Transition, userId: number): string {
   return `tocsin.alert-${alertId}.${transition}.user-${userId}@${messageHost(externalUrl)}`;
 }
 
-export function alertLink(externalUrl: string, fullPath: string, iid: number): string {
+function alertLink(externalUrl: string, fullPath: string, iid: number): string {
   return `${externalUrl}/${fullPath}/-/alert_management/${iid}/details`;
 }
 
@@ -33,7 +33,7 @@ const escapeHtml = (text: string) =>
   text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 
 /** The fields of section 9, in order, as label → value (empty values are left out). */
-export function alertFields(alert: Alert, transition: Transition): Array<[string, string]> {
+function alertFields(alert: Alert, transition: Transition): Array<[string, string]> {
   const fields: Array<[string, string]> = [
     ["Title", alert.title],
     ["Severity", alert.severity],
@@ -51,7 +51,7 @@ export function alertFields(alert: Alert, transition: Transition): Array<[string
   return fields.filter(([, value]) => value !== "");
 }
 
-export function listHeaders(project: ProjectInfo, iid?: number): Record<string, string> {
+function listHeaders(project: ProjectInfo, iid?: number): Record<string, string> {
   return {
     // RFC 2919: a phrase (the path, as PRODUCT.md asks) and a dot-atom id.
     "List-Id": `${project.fullPath} <${project.fullPath.replaceAll("/", ".")}.${project.id}.tocsin>`,

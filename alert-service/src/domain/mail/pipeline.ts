@@ -17,12 +17,10 @@ import {
 } from "./ports.js";
 
 /** Storm control (PRODUCT.md section 9): the first `limit` notifications of a window go one by one. */
-export interface StormControl {
+interface StormControl {
   windowMs: number;
   limit: number;
 }
-
-export const DEFAULT_STORM: StormControl = { windowMs: 10 * 60_000, limit: 30 };
 
 export interface MailDeps {
   store: MailStore;
@@ -37,7 +35,7 @@ export interface MailDeps {
   storm: StormControl;
 }
 
-export const notificationKey = (alertId: number, transition: Transition) => `${alertId}:${transition}`;
+const notificationKey = (alertId: number, transition: Transition) => `${alertId}:${transition}`;
 
 function parseKey(key: string): { alertId: number; transition: Transition } {
   const [id, transition] = key.split(":");

@@ -126,7 +126,7 @@ export class SqliteIncidentStore implements IncidentStore {
 }
 
 /** Current settings (or the defaults) with the set fields of `change`. */
-export function mergeSettings(current: AlertSettings | undefined, change: Partial<AlertSettings>): AlertSettings {
+function mergeSettings(current: AlertSettings | undefined, change: Partial<AlertSettings>): AlertSettings {
   const merged = { ...DEFAULT_ALERT_SETTINGS, ...current };
   for (const [k, v] of Object.entries(change) as Array<[keyof AlertSettings, boolean | undefined]>)
     if (v !== undefined) merged[k] = v;
