@@ -65,8 +65,8 @@ describe("alert integrations, end to end", () => {
     expect(list.status).toBe(200);
     expect(list.body).toEqual(
       expect.arrayContaining([
-        { id: http.body.id, name: "First", type: "http", active: true },
-        { id: expect.any(Number), name: "Prometheus", type: "prometheus", active: false },
+        { id: http.body.id, name: "First", type: "http", active: true, rate_limit_per_minute: 6000 },
+        { id: expect.any(Number), name: "Prometheus", type: "prometheus", active: false, rate_limit_per_minute: 6000 },
         { id: expect.any(Number), name: "Opsgenie", type: "opsgenie", active: false },
       ]),
     );

@@ -37,6 +37,7 @@ export class FakeWorld {
       type: "http",
       active: true,
       mapping: null,
+      rateLimitPerMinute: null,
       ...fields,
     };
     this.integrations.set(i.id, i);

@@ -61,7 +61,13 @@ describe.each(backends)("Prometheus integration with Alertmanager payloads (%s)"
     expect(notify()).toBe("/infra/monitoring/prometheus/alerts/notify.json");
     expect(prom.token).toMatch(/^[0-9a-f]{32}$/);
     const list = await api(sys.url, owner.token).get(`${mgmt()}/integrations`);
-    expect(list.body).toContainEqual({ id: prom.id, name: "Prometheus", type: "prometheus", active: true });
+    expect(list.body).toContainEqual({
+      id: prom.id,
+      name: "Prometheus",
+      type: "prometheus",
+      active: true,
+      rate_limit_per_minute: 6000,
+    });
   });
 
   it("a firing batch, then the same batch resolved: every alert in order, then all resolved", async () => {

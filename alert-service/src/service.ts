@@ -5,6 +5,7 @@ import { connectableAddress, createGrpcServer, serviceDependency, startHealthPol
 import { alertV1, PROTO_FILES } from "@tocsin/proto";
 import { openSqlite } from "@tocsin/store";
 import type Database from "better-sqlite3";
+import { Redis } from "ioredis";
 import { type Db, MongoClient } from "mongodb";
 import { createAuthClient } from "./clients/auth-client.js";
 import { createIntegrationKeys } from "./clients/integration-keys.js";
@@ -18,6 +19,7 @@ import type { Notifier } from "./domain/mail/pipeline.js";
 import type { IntegrationDirectory, ProjectAccess } from "./domain/ports.js";
 import { alertHandlers } from "./handlers/alerts.js";
 import { integrationHandlers } from "./handlers/integrations.js";
+import { createFlexibleLimiter } from "./limits/flexible-limiter.js";
 import { createMailRuntime } from "./mail-runtime.js";
 import { BullmqJobQueue } from "./queue/bullmq-queue.js";
 import { createAlertJobs, createJobRunner } from "./queue/jobs.js";
@@ -67,6 +69,7 @@ export async function createAlertService(
     clock,
     logger: logger.child({ module: "integrations" }),
     externalUrl: config.externalUrl,
+    defaultRateLimitPerMinute: config.webhookRateLimitPerMinute,
   });
   const mail = await createMailRuntime({
     config,
@@ -86,6 +89,7 @@ export async function createAlertService(
     clock,
     logger,
     notifications: mail.notifier,
+    defaultRateLimitPerMinute: config.webhookRateLimitPerMinute,
   });
   const server = createGrpcServer({ logger, protoFiles: [PROTO_FILES.alert], serviceNames: [SERVICE_NAME] });
   server.add(alertV1.AlertServiceService, { ...integrationHandlers(integrations), ...alertHandlers(runtime.useCases) });
@@ -143,6 +147,8 @@ export interface AlertsRuntimeOptions {
   logger: Logger;
   /** Alert e-mails (section 9); without it no e-mail is sent. */
   notifications?: Notifier;
+  /** Budget of an integration that sets none (WEBHOOK_RATE_LIMIT_PER_MINUTE); unset or 0 = unlimited. */
+  defaultRateLimitPerMinute?: number;
   /** Tests: override the local queue file (e.g. `:memory:`) or the BullMQ key prefix. */
   queueFile?: string;
   queuePrefix?: string;
@@ -183,7 +189,18 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
   const stores = await storesOf(opts);
   const queue = queueOf(opts);
   const jobs = createAlertJobs(queue);
+  const limiterRedis = opts.redisUrl
+    ? new Redis(opts.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 })
+    : undefined;
+  limiterRedis?.on("error", () => undefined); // reconnects by itself; the in-memory insurance covers the gap
+  const limiter = createFlexibleLimiter({
+    ...(limiterRedis ? { redis: limiterRedis } : {}),
+    prefix: opts.queuePrefix ?? "tocsin",
+    logger: opts.logger.child({ component: "intake-limit" }),
+  });
   const useCases = createAlertsUseCases({
+    limiter,
+    defaultRateLimitPerMinute: opts.defaultRateLimitPerMinute ?? 0,
     stores,
     jobs,
     projects: opts.projects,
@@ -208,6 +225,7 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
     },
     async stop() {
       if (housekeeping) clearInterval(housekeeping);
+      limiterRedis?.disconnect();
       await queue.close();
       await stores.close();
     },

@@ -39,7 +39,7 @@ export function createApp(deps: GatewayDeps): Express {
   );
   app.use(noSniff(), captureRoute(), requestId(), accessLog(deps.logger), metrics.middleware);
   app.use(healthRoutes(deps, metrics.registry));
-  app.use(webhookRouter(deps, throttle));
+  app.use(webhookRouter(deps, throttle, metrics.registry));
   app.use(sessionRoutes(deps, principals));
   app.use("/api/v4", restApi(deps, principals, throttle));
   app.use(consoleRoutes(deps.config.consoleDir));

@@ -14,19 +14,16 @@ describe("gateway configuration", () => {
       settingsServiceAddr: "127.0.0.1:50053",
       redisUrl: undefined,
       consoleDir: fileURLToPath(new URL("../../web/dist", import.meta.url)),
-      webhookRateLimitPerMinute: 6000,
       rateLimitPrefix: "tocsin:limits",
       trustProxy: false,
     });
     expect(loadConfig({ CONSOLE_DIR: "/srv/console" }).consoleDir).toBe("/srv/console");
   });
 
-  it("reads TRUST_PROXY in express's forms and bounds the rate limit", () => {
+  it("reads TRUST_PROXY in express's forms", () => {
     expect(loadConfig({ TRUST_PROXY: "true" }).trustProxy).toBe(true);
     expect(loadConfig({ TRUST_PROXY: "2" }).trustProxy).toBe(2);
     expect(loadConfig({ TRUST_PROXY: "loopback, 10.0.0.0/8" }).trustProxy).toBe("loopback, 10.0.0.0/8");
-    expect(loadConfig({ WEBHOOK_RATE_LIMIT_PER_MINUTE: "0" }).webhookRateLimitPerMinute).toBe(0);
-    expect(() => loadConfig({ WEBHOOK_RATE_LIMIT_PER_MINUTE: "-1" })).toThrow(/WEBHOOK_RATE_LIMIT_PER_MINUTE/);
   });
 
   it("derives EXTERNAL_URL from PORT and drops a trailing slash", () => {

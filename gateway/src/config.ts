@@ -10,8 +10,6 @@ const schema = z
     EXTERNAL_URL: z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" }).optional(),
     /** Where the built web console is (index.html and assets/). */
     CONSOLE_DIR: z.string().min(1).optional(),
-    /** Default request budget of one integration per minute (PRODUCT.md section 10); 0 = unlimited. */
-    WEBHOOK_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(6000),
     /** Key prefix of the rate-limit counters in Redis (several deployments may share one Redis). */
     RATE_LIMIT_PREFIX: z.string().min(1).max(100).default("tocsin:limits"),
     /**
@@ -32,7 +30,6 @@ const schema = z
     settingsServiceAddr: env.SETTINGS_SERVICE_ADDR,
     redisUrl: env.REDIS_URL,
     consoleDir: env.CONSOLE_DIR ?? DEFAULT_CONSOLE_DIR,
-    webhookRateLimitPerMinute: env.WEBHOOK_RATE_LIMIT_PER_MINUTE,
     rateLimitPrefix: env.RATE_LIMIT_PREFIX,
     trustProxy: trustProxyOf(env.TRUST_PROXY),
   }));

@@ -33,4 +33,6 @@ export interface IntegrationRuntime {
   active: boolean;
   /** Applied only on Premium and above, and only when non-empty. */
   mapping: PayloadMapping | null;
+  /** Webhook requests per minute; null = the default (WEBHOOK_RATE_LIMIT_PER_MINUTE), 0 = unlimited. */
+  rateLimitPerMinute: number | null;
 }

@@ -91,6 +91,7 @@ export function alertHandlers(useCases: AlertsUseCases): AlertHandlers {
         outcomes: r.outcomes,
         processed: r.processed,
         replayed: r.replayed,
+        rateLimit: r.rateLimit,
       };
     },
     async sendTestAlert(req, ctx) {

@@ -35,6 +35,7 @@ function toIntegrationMessage(view: IntegrationView): alertV1.Integration {
     payloadExampleJson: view.payloadExample,
     payloadAttributeMappingsJson: view.mapping ? JSON.stringify(view.mapping) : "{}",
     apiUrl: view.apiUrl,
+    rateLimitPerMinute: view.rateLimitPerMinute ?? 0,
     createdAt: view.createdAt,
     updatedAt: view.updatedAt,
   };
@@ -50,18 +51,25 @@ export function integrationHandlers(m: IntegrationsUseCases): IntegrationHandler
   const one = (view: IntegrationView) => ({ integration: toIntegrationMessage(view) });
   return {
     async listIntegrations(req, ctx) {
-      return { integrations: await m.list(project(req), ctx) };
+      const list = await m.list(project(req), ctx);
+      return {
+        integrations: list.map(({ rateLimitPerMinute, ...rest }) => ({
+          ...rest,
+          ...(rateLimitPerMinute === null ? {} : { rateLimitPerMinute }),
+        })),
+      };
     },
     async createHttpIntegration(req, ctx) {
-      const { name, active, payloadExampleJson, payloadAttributeMappingsJson: mappingJson } = req;
-      return one(await m.createHttp(project(req), { name, active, payloadExampleJson, mappingJson }, ctx));
+      const { name, active, payloadExampleJson, payloadAttributeMappingsJson: mappingJson, rateLimitPerMinute } = req;
+      return one(await m.createHttp(project(req), { name, active, payloadExampleJson, mappingJson, rateLimitPerMinute }, ctx));
     },
     async getHttpIntegration(req, ctx) {
       return one(await m.getHttp(project(req), req.integrationId, ctx));
     },
     async updateHttpIntegration(req, ctx) {
-      const { name, active, payloadExampleJson, payloadAttributeMappingsJson: mappingJson } = req;
-      const res = await m.updateHttp(project(req), req.integrationId, { name, active, payloadExampleJson, mappingJson }, ctx);
+      const { name, active, payloadExampleJson, payloadAttributeMappingsJson: mappingJson, rateLimitPerMinute } = req;
+      const input = { name, active, payloadExampleJson, mappingJson, rateLimitPerMinute };
+      const res = await m.updateHttp(project(req), req.integrationId, input, ctx);
       return { integration: toIntegrationMessage(res.integration), mappingCleared: res.mappingCleared };
     },
     async deleteHttpIntegration(req, ctx) {
@@ -75,7 +83,8 @@ export function integrationHandlers(m: IntegrationsUseCases): IntegrationHandler
       return one(await m.getPrometheus(project(req), ctx));
     },
     async updatePrometheusIntegration(req, ctx) {
-      return one(await m.updatePrometheus(project(req), { active: req.active, apiUrl: req.apiUrl }, ctx));
+      const input = { active: req.active, apiUrl: req.apiUrl, rateLimitPerMinute: req.rateLimitPerMinute };
+      return one(await m.updatePrometheus(project(req), input, ctx));
     },
     async resetPrometheusIntegrationToken(req, ctx) {
       return one(await m.resetPrometheusToken(project(req), ctx));

@@ -16,7 +16,8 @@ function parseJson(text: string, fallback: unknown): unknown {
 
 /**
  * An integration: `{id, name, type, active, url, token, endpoint_identifier, payload_example,
- * payload_attribute_mappings, created_at, updated_at}`, plus `api_url` for prometheus and opsgenie.
+ * payload_attribute_mappings, created_at, updated_at}`, plus `api_url` for prometheus and opsgenie
+ * and `rate_limit_per_minute` (the budget in force, 0 = unlimited) for http and prometheus.
  */
 export function toIntegrationJson(i: alertV1.Integration) {
   const json: Record<string, unknown> = {
@@ -33,11 +34,14 @@ export function toIntegrationJson(i: alertV1.Integration) {
     updated_at: isoTime(i.updatedAt),
   };
   if (i.type !== "http") json.api_url = orNull(i.apiUrl);
+  if (i.type !== "opsgenie") json.rate_limit_per_minute = i.rateLimitPerMinute;
   return json;
 }
 
 export function toIntegrationSummaryJson(i: alertV1.IntegrationSummary) {
-  return { id: i.id, name: i.name, type: i.type, active: i.active };
+  const json: Record<string, unknown> = { id: i.id, name: i.name, type: i.type, active: i.active };
+  if (i.rateLimitPerMinute !== undefined) json.rate_limit_per_minute = i.rateLimitPerMinute;
+  return json;
 }
 
 export function toPayloadFieldJson(f: alertV1.PayloadField) {

@@ -2,7 +2,7 @@ import { invalidArgument, paramInvalid, paramMissing } from "@tocsin/core";
 import { Router } from "express";
 import type { GatewayDeps } from "../deps.js";
 import { callContext } from "../http/context.js";
-import { optionalBoolean, optionalString, readParams } from "../http/params.js";
+import { optionalBoolean, optionalInt, optionalString, readParams } from "../http/params.js";
 import { rawTextBody } from "../middleware/body-parsers.js";
 import {
   toAlertJson,
@@ -39,9 +39,19 @@ function rejectIssuedFields(p: Record<string, unknown>) {
   }
 }
 
+/**
+ * `rate_limit_per_minute`, clipped into int32 so that alert-service (which allows 0 to 1 000 000)
+ * answers an out-of-range value with its 400 rather than the gRPC encoding failing.
+ */
+function rateLimitParam(p: Record<string, unknown>): number | undefined {
+  const n = optionalInt(p, "rate_limit_per_minute");
+  return n === undefined ? undefined : Math.max(-1, Math.min(n, 1_000_001));
+}
+
 function httpFields(p: Record<string, unknown>) {
   rejectIssuedFields(p);
   return {
+    rateLimitPerMinute: rateLimitParam(p),
     active: optionalBoolean(p, "active"),
     payloadExampleJson: jsonParam(p, "payload_example"),
     payloadAttributeMappingsJson: jsonParam(p, "payload_attribute_mappings"),
@@ -128,6 +138,7 @@ export function alertManagementRoutes(deps: GatewayDeps): Router {
       projectIdOrPath: projectOf(req),
       active: optionalBoolean(p, "active"),
       apiUrl: optionalString(p, "api_url"),
+      rateLimitPerMinute: rateLimitParam(p),
     };
     const { integration } = await alert.updatePrometheusIntegration(request, callContext(res));
     res.json(toIntegrationJson(must(integration, "integration")));

@@ -1,6 +1,7 @@
 import { AppError, safeEqual, sha256 } from "@tocsin/core";
 import { authV1 } from "@tocsin/proto";
 import { type NextFunction, type Request, type Response, Router } from "express";
+import type { Registry } from "prom-client";
 import type { GatewayDeps } from "../deps.js";
 import { clientAddress } from "../http/client-address.js";
 import { anonymousContext, loggerOf, requestIdOf } from "../http/context.js";
@@ -9,6 +10,7 @@ import { isJsonContentType, parseJsonObject, readBoundedBody } from "./body.js";
 import { extractToken } from "./credential.js";
 import { createEndpointCache, type EndpointCache } from "./endpoint-cache.js";
 import { matchWebhookPath, type WebhookRoute } from "./match.js";
+import { createThrottleCounter, rateLimited, setRateLimitHeaders } from "./rate-limit.js";
 import {
   endpointIdentifierInvalid,
   idempotencyKeyOf,
@@ -61,8 +63,9 @@ async function readPayload(req: Request): Promise<string> {
  * The alert webhook receiver (PRODUCT.md section 5), mounted before any body parser: it checks
  * route, credential and integration state from the headers, then reads at most 1 MiB of body.
  */
-export function webhookRouter(deps: GatewayDeps, throttle: CredentialThrottle): Router {
+export function webhookRouter(deps: GatewayDeps, throttle: CredentialThrottle, registry: Registry): Router {
   const router = Router();
+  const throttled = createThrottleCounter(registry);
   const cache = createEndpointCache({ auth: deps.auth, logger: deps.logger });
   deps.closers.push(() => cache.close());
 
@@ -84,7 +87,7 @@ export function webhookRouter(deps: GatewayDeps, throttle: CredentialThrottle): 
       if (idempotencyKey === null) throw webhookBadRequest("Idempotency-Key must be 1 to 255 visible ASCII characters");
       const waitMs = preferWaitMs(req.get("prefer"));
       const batch = route.kind === "prometheus";
-      await ingest(deps, res, { found, payloadJson, idempotencyKey: idempotencyKey ?? "", waitMs, batch });
+      await ingest(deps, res, { found, payloadJson, idempotencyKey: idempotencyKey ?? "", waitMs, batch, throttled });
     } catch (err) {
       sendWebhookError(res, err, loggerOf(res, deps.logger));
     }
@@ -100,6 +103,8 @@ interface IngestInput {
   waitMs: number;
   /** An Alertmanager batch: the answer lists every alert's fingerprint, in order. */
   batch: boolean;
+  /** Counts a request refused by the integration's rate limit. */
+  throttled: (projectId: number, recovery: boolean) => void;
 }
 
 async function ingest(deps: GatewayDeps, res: Response, input: IngestInput): Promise<void> {
@@ -113,6 +118,13 @@ async function ingest(deps: GatewayDeps, res: Response, input: IngestInput): Pro
     waitMs,
   };
   const out = await deps.alert.ingestAlert(request, anonymousContext(res), { timeoutMs: waitMs + 5_000 });
+  if (out.rateLimit) {
+    setRateLimitHeaders(res, out.rateLimit);
+    if (out.rateLimit.throttled) {
+      input.throttled(found.projectId, out.rateLimit.recovery);
+      throw rateLimited(out.rateLimit);
+    }
+  }
   if (out.replayed) res.setHeader("Idempotent-Replayed", "true");
   if (waitMs > 0 && out.processed) {
     res.setHeader("Preference-Applied", `wait=${Math.ceil(waitMs / 1000)}`);

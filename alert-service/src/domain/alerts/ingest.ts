@@ -2,6 +2,7 @@ import { AppError, type CallContext, type Clock, invalidArgument, notFound } fro
 import type { Notifier } from "../mail/pipeline.js";
 import type { IntegrationDirectory, ProjectAccess } from "../ports.js";
 import type { IntegrationRuntime, Tier } from "../types.js";
+import { type IntakeLimiter, isRecovery, type RateLimitState } from "./intake-limit.js";
 import type { AlertOutcome, NormalizedAlert } from "./model.js";
 import { normalizeGeneric } from "./normalize.js";
 import { type AlertJobs, type AlertsStores, alertJobId } from "./ports.js";
@@ -18,6 +19,10 @@ export interface IngestDeps {
   clock: Clock;
   /** Alert e-mails (section 9); without it no e-mail is sent. */
   notifications?: Notifier;
+  /** Per-integration webhook budgets (section 10); without it nothing is limited. */
+  limiter?: IntakeLimiter;
+  /** Budget of an integration that sets none; 0 = unlimited. */
+  defaultRateLimitPerMinute?: number;
 }
 
 export interface IngestRequest {
@@ -35,6 +40,8 @@ export interface IngestResult {
   outcomes: AlertOutcome[];
   processed: boolean;
   replayed: boolean;
+  /** Where the integration's budget stands; unset when unlimited. When `throttled`, nothing was queued. */
+  rateLimit?: RateLimitState;
 }
 
 /** A JSON object, else INVALID_ARGUMENT (PAYLOAD_INVALID) with `message`. */
@@ -126,6 +133,10 @@ export async function ingest(deps: IngestDeps, req: IngestRequest, ctx: CallCont
   const project = await deps.projects.byId(req.projectId, ctx);
   const alerts = alertsOf(payload, integration, project.tier, req.receivedAt ?? deps.clock.now());
   const fingerprints = alerts.map((a) => a.fingerprint ?? "");
+  const limit = integration.rateLimitPerMinute ?? deps.defaultRateLimitPerMinute ?? 0;
+  const rateLimit = deps.limiter && limit > 0 ? await deps.limiter.take(integration.id, limit, isRecovery(alerts)) : undefined;
+  if (rateLimit?.throttled)
+    return { requestId: ctx.requestId, fingerprints, outcomes: [], processed: false, replayed: false, rateLimit };
   const { requestId, replayed } = await reserveKey(deps, req, ctx.requestId, fingerprints);
   let jobIds: string[];
   try {
@@ -136,5 +147,12 @@ export async function ingest(deps: IngestDeps, req: IngestRequest, ctx: CallCont
     throw err;
   }
   const outcomes = req.waitMs && req.waitMs > 0 ? await waitAll(deps, jobIds, req.waitMs) : undefined;
-  return { requestId, fingerprints, outcomes: outcomes ?? [], processed: outcomes !== undefined, replayed };
+  return {
+    requestId,
+    fingerprints,
+    outcomes: outcomes ?? [],
+    processed: outcomes !== undefined,
+    replayed,
+    ...(rateLimit ? { rateLimit } : {}),
+  };
 }

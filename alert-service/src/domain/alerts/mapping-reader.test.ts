@@ -38,6 +38,7 @@ describe("compiled mappings", () => {
       payloadExample: "{}",
       mapping,
       apiUrl: "",
+      rateLimitPerMinute: null,
       createdAt: new Date(),
     });
     const first = await directory.get(1, http.id);

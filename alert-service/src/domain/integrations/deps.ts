@@ -17,6 +17,8 @@ export interface IntegrationsDeps {
   externalUrl: string;
   /** Called after every local write (drops the directory's cache). */
   changed: () => void;
+  /** WEBHOOK_RATE_LIMIT_PER_MINUTE: the budget of an integration that sets none. */
+  defaultRateLimitPerMinute: number;
 }
 
 export const integrationNotFound = () => notFound("Integration");
@@ -33,6 +35,7 @@ export function toView(
   if (record.type === "prometheus") url = prometheusUrl(deps.externalUrl, project.fullPath);
   return {
     ...record,
+    rateLimitPerMinute: record.type === "opsgenie" ? null : (record.rateLimitPerMinute ?? deps.defaultRateLimitPerMinute),
     active: key ? key.active : record.active,
     url,
     token: key?.token ?? "",

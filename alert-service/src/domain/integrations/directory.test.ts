@@ -10,7 +10,15 @@ describe("integration directory", () => {
     const clock = new FakeClock();
     const directory = createIntegrationDirectory(store, clock);
     const at = clock.now();
-    const base = { projectId: 1, active: true, payloadExample: "{}", mapping: null, apiUrl: "", createdAt: at };
+    const base = {
+      projectId: 1,
+      active: true,
+      payloadExample: "{}",
+      mapping: null,
+      apiUrl: "",
+      rateLimitPerMinute: null,
+      createdAt: at,
+    };
     const http = await store.insert({ ...base, type: "http", name: "Main", mapping: { title: { path: ["a"], type: "string" } } });
     return { store, clock, directory, http, base };
   };
@@ -24,6 +32,7 @@ describe("integration directory", () => {
       type: "http",
       active: true,
       mapping: { title: { path: ["a"], type: "string" } },
+      rateLimitPerMinute: null,
     });
     expect(await directory.get(2, http.id)).toBeUndefined();
     const ops = await store.insert({ ...base, type: "opsgenie", name: "Opsgenie", apiUrl: "https://ops.example" });

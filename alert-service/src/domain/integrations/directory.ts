@@ -47,6 +47,7 @@ export function createIntegrationDirectory(store: IntegrationStore, clock: Clock
           type: record.type,
           active: record.active,
           mapping: record.mapping,
+          rateLimitPerMinute: record.rateLimitPerMinute,
         };
       });
     },

@@ -1,7 +1,7 @@
 import { AppError, type CallContext, internalContext as internal } from "@tocsin/core";
 import { ACCESS, type ProjectRef } from "../types.js";
 import { type IntegrationsDeps, integrationNotFound, keyOf, toView } from "./deps.js";
-import { assertOpsgenieInactive, checkName, multipleNotSupported, parseCustomMapping, premium } from "./rules.js";
+import { assertOpsgenieInactive, checkName, checkRateLimit, multipleNotSupported, parseCustomMapping, premium } from "./rules.js";
 import type { IntegrationPatch, IntegrationRecord, IntegrationView } from "./types.js";
 
 export interface CreateHttpInput {
@@ -10,6 +10,8 @@ export interface CreateHttpInput {
   active?: boolean;
   payloadExampleJson?: string;
   mappingJson?: string;
+  /** Unset: WEBHOOK_RATE_LIMIT_PER_MINUTE applies; 0 = unlimited. */
+  rateLimitPerMinute?: number;
 }
 
 export interface UpdateHttpInput {
@@ -17,6 +19,7 @@ export interface UpdateHttpInput {
   active?: boolean;
   payloadExampleJson?: string;
   mappingJson?: string;
+  rateLimitPerMinute?: number;
 }
 
 const nameTaken = (err: unknown) =>
@@ -51,6 +54,7 @@ export async function createHttpIntegration(
 ): Promise<IntegrationView> {
   const project = await deps.projects.require(idOrPath, ACCESS.maintainer, ctx);
   const name = checkName(input.name);
+  const rateLimitPerMinute = input.rateLimitPerMinute === undefined ? null : checkRateLimit(input.rateLimitPerMinute);
   const custom = parseCustomMapping(project, input.payloadExampleJson, input.mappingJson);
   const active = input.active ?? false;
   if (active) await assertOpsgenieInactive(deps.store, project.id);
@@ -65,6 +69,7 @@ export async function createHttpIntegration(
       payloadExample: custom.payloadExample ?? "{}",
       mapping: custom.mapping ?? null,
       apiUrl: "",
+      rateLimitPerMinute,
       createdAt: now,
     })
     .catch((err: unknown) => {
@@ -103,6 +108,7 @@ export async function updateHttpIntegration(
   const key = await keyOf(deps, record, ctx);
   const patch: IntegrationPatch = { at: deps.clock.now() };
   if (input.name !== undefined) patch.name = checkName(input.name);
+  if (input.rateLimitPerMinute !== undefined) patch.rateLimitPerMinute = checkRateLimit(input.rateLimitPerMinute);
   const custom = parseCustomMapping(project, input.payloadExampleJson, input.mappingJson);
   let mappingCleared = false;
   if (custom.payloadExample !== undefined) {

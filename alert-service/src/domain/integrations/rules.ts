@@ -24,6 +24,17 @@ export function checkName(raw: string): string {
   return name;
 }
 
+export const MAX_RATE_LIMIT_PER_MINUTE = 1_000_000;
+
+/** `rate_limit_per_minute`: an integer from 0 (unlimited) to 1 000 000. */
+export function checkRateLimit(value: number): number {
+  if (!Number.isInteger(value) || value < 0 || value > MAX_RATE_LIMIT_PER_MINUTE) {
+    const why = `must be an integer from 0 (unlimited) to ${MAX_RATE_LIMIT_PER_MINUTE}`;
+    throw invalidArgument("RATE_LIMIT_INVALID", `rate_limit_per_minute ${why}`, { rate_limit_per_minute: [why] });
+  }
+  return value;
+}
+
 const API_URL_MAX_LENGTH = 2048;
 
 const badUrl = (why: string) => invalidArgument("API_URL_INVALID", `api_url ${why}`, { api_url: [why] });

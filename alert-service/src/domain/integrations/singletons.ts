@@ -2,12 +2,14 @@ import { AppError, type CallContext, internalContext as internal } from "@tocsin
 import { ACCESS, type ProjectRef } from "../types.js";
 import { type IntegrationsDeps, toView } from "./deps.js";
 import type { IntegrationKey } from "./ports.js";
-import { assertNoOtherActive, assertOpsgenieInactive, checkApiUrl } from "./rules.js";
+import { assertNoOtherActive, assertOpsgenieInactive, checkApiUrl, checkRateLimit } from "./rules.js";
 import type { IntegrationPatch, IntegrationRecord, IntegrationView } from "./types.js";
 
 export interface SingletonInput {
   active?: boolean;
   apiUrl?: string;
+  /** Prometheus only (opsgenie receives no webhook). */
+  rateLimitPerMinute?: number;
 }
 
 const NAMES = { prometheus: "Prometheus", opsgenie: "Opsgenie" } as const;
@@ -26,6 +28,7 @@ async function ensure(deps: IntegrationsDeps, project: ProjectRef, type: "promet
       payloadExample: "{}",
       mapping: null,
       apiUrl: "",
+      rateLimitPerMinute: null,
       createdAt: now,
     });
     deps.changed();
@@ -76,6 +79,7 @@ export async function updatePrometheusIntegration(
   const key = await prometheusKey(deps, record, ctx);
   const patch: IntegrationPatch = { at: deps.clock.now() };
   if (input.apiUrl !== undefined) patch.apiUrl = checkApiUrl(input.apiUrl, false);
+  if (input.rateLimitPerMinute !== undefined) patch.rateLimitPerMinute = checkRateLimit(input.rateLimitPerMinute);
   if (input.active !== undefined) {
     if (input.active && !key.active) await assertOpsgenieInactive(deps.store, project.id);
     patch.active = input.active;

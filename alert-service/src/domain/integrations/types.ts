@@ -24,6 +24,8 @@ export interface IntegrationRecord {
   mapping: PayloadMapping | null;
   /** Prometheus and opsgenie only; empty otherwise. */
   apiUrl: string;
+  /** Webhook requests per minute (PRODUCT.md section 10); null = WEBHOOK_RATE_LIMIT_PER_MINUTE, 0 = unlimited. */
+  rateLimitPerMinute: number | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -37,6 +39,7 @@ export interface IntegrationPatch {
   payloadExample?: string;
   mapping?: PayloadMapping | null;
   apiUrl?: string;
+  rateLimitPerMinute?: number | null;
   at: Date;
 }
 
@@ -53,6 +56,8 @@ export interface IntegrationSummary {
   name: string;
   type: IntegrationType;
   active: boolean;
+  /** The limit in force (the default when the integration sets none); null for opsgenie. */
+  rateLimitPerMinute: number | null;
 }
 
 /** Fields of a payload that a mapping can point at (`POST /payload_fields`). */

@@ -32,6 +32,8 @@ export interface IntegrationsModuleOptions {
   clock: Clock;
   logger: Logger;
   externalUrl: string;
+  /** WEBHOOK_RATE_LIMIT_PER_MINUTE (default 6000). */
+  defaultRateLimitPerMinute?: number;
 }
 
 /** The integration management use-cases, and the directory processing reads integrations from. */
@@ -58,7 +60,11 @@ export interface IntegrationsUseCases {
 
 export function createIntegrationsUseCases(options: IntegrationsModuleOptions): IntegrationsUseCases {
   const directory = createIntegrationDirectory(options.store, options.clock);
-  const deps: IntegrationsDeps = { ...options, changed: () => directory.invalidate() };
+  const deps: IntegrationsDeps = {
+    ...options,
+    defaultRateLimitPerMinute: options.defaultRateLimitPerMinute ?? 6000,
+    changed: () => directory.invalidate(),
+  };
   return {
     async list(idOrPath, ctx) {
       const project = await deps.projects.require(idOrPath, ACCESS.maintainer, ctx);
@@ -72,6 +78,7 @@ export function createIntegrationsUseCases(options: IntegrationsModuleOptions): 
           name: r.name,
           type: r.type,
           active: r.type === "opsgenie" ? r.active : (byId.get(r.id)?.active ?? false),
+          rateLimitPerMinute: r.type === "opsgenie" ? null : (r.rateLimitPerMinute ?? deps.defaultRateLimitPerMinute),
         }));
     },
     createHttp: (idOrPath, input, ctx) => createHttpIntegration(deps, idOrPath, input, ctx),

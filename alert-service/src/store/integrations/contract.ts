@@ -12,6 +12,7 @@ const http = (projectId: number, name: string, extra: Partial<NewIntegration> = 
   payloadExample: "{}",
   mapping: null,
   apiUrl: "",
+  rateLimitPerMinute: null,
   createdAt: at,
   ...extra,
 });
@@ -33,7 +34,9 @@ export function describeIntegrationStoreContract(
 
     it("inserts with increasing ids and reads back every field", async () => {
       const mapping = { title: { path: ["alert", "name"], type: "string", label: "alert/name" } };
-      const a = await store.insert(http(1, "Datadog", { active: true, payloadExample: '{"alert":{"name":"x"}}', mapping }));
+      const a = await store.insert(
+        http(1, "Datadog", { active: true, payloadExample: '{"alert":{"name":"x"}}', mapping, rateLimitPerMinute: 120 }),
+      );
       const b = await store.insert(http(1, "Other"));
       expect(b.id).toBeGreaterThan(a.id);
       expect(await store.get(1, a.id)).toEqual({
@@ -45,9 +48,13 @@ export function describeIntegrationStoreContract(
         payloadExample: '{"alert":{"name":"x"}}',
         mapping,
         apiUrl: "",
+        rateLimitPerMinute: 120,
         createdAt: at,
         updatedAt: at,
       });
+      const updated = await store.update(1, a.id, { rateLimitPerMinute: 0, at });
+      expect(updated?.rateLimitPerMinute).toBe(0);
+      expect((await store.update(1, a.id, { rateLimitPerMinute: null, at }))?.rateLimitPerMinute).toBeNull();
       expect(await store.get(2, a.id)).toBeUndefined();
     });
 

@@ -16,6 +16,8 @@ interface Doc {
   payload_example: string;
   mapping: string | null;
   api_url: string;
+  /** Absent on documents written before the field existed. */
+  rate_limit_per_minute?: number | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -32,6 +34,7 @@ function toRecord(doc: Doc): IntegrationRecord {
     payloadExample: doc.payload_example,
     mapping: mappingFromText(doc.mapping),
     apiUrl: doc.api_url,
+    rateLimitPerMinute: doc.rate_limit_per_minute ?? null,
     createdAt: doc.created_at,
     updatedAt: doc.updated_at,
   };
@@ -63,6 +66,7 @@ export async function createMongoIntegrationStore(db: Db): Promise<IntegrationSt
         payload_example: input.payloadExample,
         mapping: mappingToText(input.mapping),
         api_url: input.apiUrl,
+        rate_limit_per_minute: input.rateLimitPerMinute,
         created_at: input.createdAt,
         updated_at: input.createdAt,
       };
@@ -92,6 +96,7 @@ export async function createMongoIntegrationStore(db: Db): Promise<IntegrationSt
       if (patch.payloadExample !== undefined) $set.payload_example = patch.payloadExample;
       if (patch.mapping !== undefined) $set.mapping = mappingToText(patch.mapping);
       if (patch.apiUrl !== undefined) $set.api_url = patch.apiUrl;
+      if (patch.rateLimitPerMinute !== undefined) $set.rate_limit_per_minute = patch.rateLimitPerMinute;
       const res = await col.updateOne({ _id: id, project_id: projectId }, { $set }).catch(duplicate);
       if (res.matchedCount === 0) return undefined;
       const doc = await col.findOne({ _id: id, project_id: projectId });

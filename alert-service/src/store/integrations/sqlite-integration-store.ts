@@ -14,6 +14,7 @@ interface Row {
   payload_example: string;
   mapping: string | null;
   api_url: string;
+  rate_limit_per_minute: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -44,6 +45,7 @@ function toRecord(row: Row): IntegrationRecord {
     payloadExample: row.payload_example,
     mapping: mappingFromText(row.mapping),
     apiUrl: row.api_url,
+    rateLimitPerMinute: row.rate_limit_per_minute ?? null,
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
   };
@@ -59,10 +61,14 @@ function duplicate(err: unknown): never {
 /** Integrations in the embedded SQLite database (`integrations` table). */
 export function createSqliteIntegrationStore(db: Database.Database): IntegrationStore {
   db.exec(SCHEMA);
+  // Added after the first release: databases created before get the column on open.
+  const columns = db.prepare("PRAGMA table_info(integrations)").all() as Array<{ name: string }>;
+  if (!columns.some((c) => c.name === "rate_limit_per_minute"))
+    db.exec("ALTER TABLE integrations ADD COLUMN rate_limit_per_minute INTEGER");
   const stmt = {
     insert: db.prepare(
-      `INSERT INTO integrations (project_id, type, name, unique_key, active, payload_example, mapping, api_url, created_at, updated_at)
-       VALUES (@project_id, @type, @name, @unique_key, @active, @payload_example, @mapping, @api_url, @created_at, @created_at) RETURNING *`,
+      `INSERT INTO integrations (project_id, type, name, unique_key, active, payload_example, mapping, api_url, rate_limit_per_minute, created_at, updated_at)
+       VALUES (@project_id, @type, @name, @unique_key, @active, @payload_example, @mapping, @api_url, @rate_limit_per_minute, @created_at, @created_at) RETURNING *`,
     ),
     get: db.prepare("SELECT * FROM integrations WHERE project_id = ? AND id = ?"),
     list: db.prepare("SELECT * FROM integrations WHERE project_id = ? ORDER BY id"),
@@ -82,6 +88,7 @@ export function createSqliteIntegrationStore(db: Database.Database): Integration
           payload_example: input.payloadExample,
           mapping: mappingToText(input.mapping),
           api_url: input.apiUrl,
+          rate_limit_per_minute: input.rateLimitPerMinute,
           created_at: input.createdAt.getTime(),
         }) as Row;
         return toRecord(row);
@@ -115,6 +122,7 @@ export function createSqliteIntegrationStore(db: Database.Database): Integration
       if (patch.payloadExample !== undefined) set("payload_example", patch.payloadExample);
       if (patch.mapping !== undefined) set("mapping", mappingToText(patch.mapping));
       if (patch.apiUrl !== undefined) set("api_url", patch.apiUrl);
+      if (patch.rateLimitPerMinute !== undefined) set("rate_limit_per_minute", patch.rateLimitPerMinute);
       try {
         const row = prepared(
           db,

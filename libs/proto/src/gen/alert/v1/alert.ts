@@ -42,7 +42,14 @@ export interface Integration {
   /** Prometheus and opsgenie only. */
   apiUrl: string;
   createdAt: Date | undefined;
-  updatedAt: Date | undefined;
+  updatedAt:
+    | Date
+    | undefined;
+  /**
+   * Webhook requests per minute in force (the integration's own, else WEBHOOK_RATE_LIMIT_PER_MINUTE);
+   * 0 = unlimited. HTTP and Prometheus only.
+   */
+  rateLimitPerMinute: number;
 }
 
 export interface IntegrationSummary {
@@ -50,6 +57,8 @@ export interface IntegrationSummary {
   name: string;
   type: string;
   active: boolean;
+  /** As Integration.rate_limit_per_minute; unset for opsgenie. */
+  rateLimitPerMinute?: number | undefined;
 }
 
 export interface ListIntegrationsRequest {
@@ -65,7 +74,11 @@ export interface CreateHttpIntegrationRequest {
   name: string;
   active?: boolean | undefined;
   payloadExampleJson?: string | undefined;
-  payloadAttributeMappingsJson?: string | undefined;
+  payloadAttributeMappingsJson?:
+    | string
+    | undefined;
+  /** 0 to 1 000 000; 0 = unlimited; unset = WEBHOOK_RATE_LIMIT_PER_MINUTE. */
+  rateLimitPerMinute?: number | undefined;
 }
 
 export interface CreateHttpIntegrationResponse {
@@ -88,6 +101,7 @@ export interface UpdateHttpIntegrationRequest {
   active?: boolean | undefined;
   payloadExampleJson?: string | undefined;
   payloadAttributeMappingsJson?: string | undefined;
+  rateLimitPerMinute?: number | undefined;
 }
 
 export interface UpdateHttpIntegrationResponse {
@@ -127,6 +141,7 @@ export interface UpdatePrometheusIntegrationRequest {
   projectIdOrPath: string;
   active?: boolean | undefined;
   apiUrl?: string | undefined;
+  rateLimitPerMinute?: number | undefined;
 }
 
 export interface UpdatePrometheusIntegrationResponse {
@@ -238,6 +253,22 @@ export interface IngestAlertResponse {
   processed: boolean;
   /** True when an earlier request with the same idempotency key answered. */
   replayed: boolean;
+  /** The integration's request budget after this request (unset when unlimited). */
+  rateLimit: RateLimitState | undefined;
+}
+
+/** Where an integration's webhook budget stands (PRODUCT.md section 10). */
+export interface RateLimitState {
+  /** Requests per minute. */
+  limitPerMinute: number;
+  /** Requests left in the current burst window. */
+  remaining: number;
+  /** Seconds until the window refills. */
+  resetSeconds: number;
+  /** Set when this request was refused: nothing was queued. */
+  throttled: boolean;
+  /** Set when the request was a recovery (it drew on the recoveries' reserve first). */
+  recovery: boolean;
 }
 
 export interface SendTestAlertRequest {
@@ -399,6 +430,7 @@ function createBaseIntegration(): Integration {
     apiUrl: "",
     createdAt: undefined,
     updatedAt: undefined,
+    rateLimitPerMinute: 0,
   };
 }
 
@@ -439,6 +471,9 @@ export const Integration: MessageFns<Integration> = {
     }
     if (message.updatedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(98).fork()).join();
+    }
+    if (message.rateLimitPerMinute !== 0) {
+      writer.uint32(104).int32(message.rateLimitPerMinute);
     }
     return writer;
   },
@@ -552,6 +587,14 @@ export const Integration: MessageFns<Integration> = {
             message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.rateLimitPerMinute = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -602,6 +645,11 @@ export const Integration: MessageFns<Integration> = {
         : isSet(object.updated_at)
         ? fromJsonTimestamp(object.updated_at)
         : undefined,
+      rateLimitPerMinute: isSet(object.rateLimitPerMinute)
+        ? globalThis.Number(object.rateLimitPerMinute)
+        : isSet(object.rate_limit_per_minute)
+        ? globalThis.Number(object.rate_limit_per_minute)
+        : 0,
     };
   },
 
@@ -643,6 +691,9 @@ export const Integration: MessageFns<Integration> = {
     if (message.updatedAt !== undefined) {
       obj.updatedAt = message.updatedAt.toISOString();
     }
+    if (message.rateLimitPerMinute !== 0) {
+      obj.rateLimitPerMinute = Math.round(message.rateLimitPerMinute);
+    }
     return obj;
   },
 
@@ -663,12 +714,13 @@ export const Integration: MessageFns<Integration> = {
     message.apiUrl = object.apiUrl ?? "";
     message.createdAt = object.createdAt ?? undefined;
     message.updatedAt = object.updatedAt ?? undefined;
+    message.rateLimitPerMinute = object.rateLimitPerMinute ?? 0;
     return message;
   },
 };
 
 function createBaseIntegrationSummary(): IntegrationSummary {
-  return { id: 0, name: "", type: "", active: false };
+  return { id: 0, name: "", type: "", active: false, rateLimitPerMinute: undefined };
 }
 
 export const IntegrationSummary: MessageFns<IntegrationSummary> = {
@@ -684,6 +736,9 @@ export const IntegrationSummary: MessageFns<IntegrationSummary> = {
     }
     if (message.active !== false) {
       writer.uint32(32).bool(message.active);
+    }
+    if (message.rateLimitPerMinute !== undefined) {
+      writer.uint32(40).int32(message.rateLimitPerMinute);
     }
     return writer;
   },
@@ -733,6 +788,14 @@ export const IntegrationSummary: MessageFns<IntegrationSummary> = {
             message.active = reader.bool();
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.rateLimitPerMinute = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -751,6 +814,11 @@ export const IntegrationSummary: MessageFns<IntegrationSummary> = {
       name: isSet(object.name) ? globalThis.String(object.name) : "",
       type: isSet(object.type) ? globalThis.String(object.type) : "",
       active: isSet(object.active) ? globalThis.Boolean(object.active) : false,
+      rateLimitPerMinute: isSet(object.rateLimitPerMinute)
+        ? globalThis.Number(object.rateLimitPerMinute)
+        : isSet(object.rate_limit_per_minute)
+        ? globalThis.Number(object.rate_limit_per_minute)
+        : undefined,
     };
   },
 
@@ -768,6 +836,9 @@ export const IntegrationSummary: MessageFns<IntegrationSummary> = {
     if (message.active !== false) {
       obj.active = message.active;
     }
+    if (message.rateLimitPerMinute !== undefined) {
+      obj.rateLimitPerMinute = Math.round(message.rateLimitPerMinute);
+    }
     return obj;
   },
 
@@ -780,6 +851,7 @@ export const IntegrationSummary: MessageFns<IntegrationSummary> = {
     message.name = object.name ?? "";
     message.type = object.type ?? "";
     message.active = object.active ?? false;
+    message.rateLimitPerMinute = object.rateLimitPerMinute ?? undefined;
     return message;
   },
 };
@@ -935,6 +1007,7 @@ function createBaseCreateHttpIntegrationRequest(): CreateHttpIntegrationRequest 
     active: undefined,
     payloadExampleJson: undefined,
     payloadAttributeMappingsJson: undefined,
+    rateLimitPerMinute: undefined,
   };
 }
 
@@ -954,6 +1027,9 @@ export const CreateHttpIntegrationRequest: MessageFns<CreateHttpIntegrationReque
     }
     if (message.payloadAttributeMappingsJson !== undefined) {
       writer.uint32(42).string(message.payloadAttributeMappingsJson);
+    }
+    if (message.rateLimitPerMinute !== undefined) {
+      writer.uint32(48).int32(message.rateLimitPerMinute);
     }
     return writer;
   },
@@ -1011,6 +1087,14 @@ export const CreateHttpIntegrationRequest: MessageFns<CreateHttpIntegrationReque
             message.payloadAttributeMappingsJson = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.rateLimitPerMinute = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1042,6 +1126,11 @@ export const CreateHttpIntegrationRequest: MessageFns<CreateHttpIntegrationReque
         : isSet(object.payload_attribute_mappings_json)
         ? globalThis.String(object.payload_attribute_mappings_json)
         : undefined,
+      rateLimitPerMinute: isSet(object.rateLimitPerMinute)
+        ? globalThis.Number(object.rateLimitPerMinute)
+        : isSet(object.rate_limit_per_minute)
+        ? globalThis.Number(object.rate_limit_per_minute)
+        : undefined,
     };
   },
 
@@ -1062,6 +1151,9 @@ export const CreateHttpIntegrationRequest: MessageFns<CreateHttpIntegrationReque
     if (message.payloadAttributeMappingsJson !== undefined) {
       obj.payloadAttributeMappingsJson = message.payloadAttributeMappingsJson;
     }
+    if (message.rateLimitPerMinute !== undefined) {
+      obj.rateLimitPerMinute = Math.round(message.rateLimitPerMinute);
+    }
     return obj;
   },
 
@@ -1075,6 +1167,7 @@ export const CreateHttpIntegrationRequest: MessageFns<CreateHttpIntegrationReque
     message.active = object.active ?? undefined;
     message.payloadExampleJson = object.payloadExampleJson ?? undefined;
     message.payloadAttributeMappingsJson = object.payloadAttributeMappingsJson ?? undefined;
+    message.rateLimitPerMinute = object.rateLimitPerMinute ?? undefined;
     return message;
   },
 };
@@ -1318,6 +1411,7 @@ function createBaseUpdateHttpIntegrationRequest(): UpdateHttpIntegrationRequest 
     active: undefined,
     payloadExampleJson: undefined,
     payloadAttributeMappingsJson: undefined,
+    rateLimitPerMinute: undefined,
   };
 }
 
@@ -1340,6 +1434,9 @@ export const UpdateHttpIntegrationRequest: MessageFns<UpdateHttpIntegrationReque
     }
     if (message.payloadAttributeMappingsJson !== undefined) {
       writer.uint32(50).string(message.payloadAttributeMappingsJson);
+    }
+    if (message.rateLimitPerMinute !== undefined) {
+      writer.uint32(56).int32(message.rateLimitPerMinute);
     }
     return writer;
   },
@@ -1405,6 +1502,14 @@ export const UpdateHttpIntegrationRequest: MessageFns<UpdateHttpIntegrationReque
             message.payloadAttributeMappingsJson = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.rateLimitPerMinute = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1441,6 +1546,11 @@ export const UpdateHttpIntegrationRequest: MessageFns<UpdateHttpIntegrationReque
         : isSet(object.payload_attribute_mappings_json)
         ? globalThis.String(object.payload_attribute_mappings_json)
         : undefined,
+      rateLimitPerMinute: isSet(object.rateLimitPerMinute)
+        ? globalThis.Number(object.rateLimitPerMinute)
+        : isSet(object.rate_limit_per_minute)
+        ? globalThis.Number(object.rate_limit_per_minute)
+        : undefined,
     };
   },
 
@@ -1464,6 +1574,9 @@ export const UpdateHttpIntegrationRequest: MessageFns<UpdateHttpIntegrationReque
     if (message.payloadAttributeMappingsJson !== undefined) {
       obj.payloadAttributeMappingsJson = message.payloadAttributeMappingsJson;
     }
+    if (message.rateLimitPerMinute !== undefined) {
+      obj.rateLimitPerMinute = Math.round(message.rateLimitPerMinute);
+    }
     return obj;
   },
 
@@ -1478,6 +1591,7 @@ export const UpdateHttpIntegrationRequest: MessageFns<UpdateHttpIntegrationReque
     message.active = object.active ?? undefined;
     message.payloadExampleJson = object.payloadExampleJson ?? undefined;
     message.payloadAttributeMappingsJson = object.payloadAttributeMappingsJson ?? undefined;
+    message.rateLimitPerMinute = object.rateLimitPerMinute ?? undefined;
     return message;
   },
 };
@@ -2023,7 +2137,7 @@ export const GetPrometheusIntegrationResponse: MessageFns<GetPrometheusIntegrati
 };
 
 function createBaseUpdatePrometheusIntegrationRequest(): UpdatePrometheusIntegrationRequest {
-  return { projectIdOrPath: "", active: undefined, apiUrl: undefined };
+  return { projectIdOrPath: "", active: undefined, apiUrl: undefined, rateLimitPerMinute: undefined };
 }
 
 export const UpdatePrometheusIntegrationRequest: MessageFns<UpdatePrometheusIntegrationRequest> = {
@@ -2036,6 +2150,9 @@ export const UpdatePrometheusIntegrationRequest: MessageFns<UpdatePrometheusInte
     }
     if (message.apiUrl !== undefined) {
       writer.uint32(26).string(message.apiUrl);
+    }
+    if (message.rateLimitPerMinute !== undefined) {
+      writer.uint32(32).int32(message.rateLimitPerMinute);
     }
     return writer;
   },
@@ -2077,6 +2194,14 @@ export const UpdatePrometheusIntegrationRequest: MessageFns<UpdatePrometheusInte
             message.apiUrl = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.rateLimitPerMinute = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2102,6 +2227,11 @@ export const UpdatePrometheusIntegrationRequest: MessageFns<UpdatePrometheusInte
         : isSet(object.api_url)
         ? globalThis.String(object.api_url)
         : undefined,
+      rateLimitPerMinute: isSet(object.rateLimitPerMinute)
+        ? globalThis.Number(object.rateLimitPerMinute)
+        : isSet(object.rate_limit_per_minute)
+        ? globalThis.Number(object.rate_limit_per_minute)
+        : undefined,
     };
   },
 
@@ -2116,6 +2246,9 @@ export const UpdatePrometheusIntegrationRequest: MessageFns<UpdatePrometheusInte
     if (message.apiUrl !== undefined) {
       obj.apiUrl = message.apiUrl;
     }
+    if (message.rateLimitPerMinute !== undefined) {
+      obj.rateLimitPerMinute = Math.round(message.rateLimitPerMinute);
+    }
     return obj;
   },
 
@@ -2127,6 +2260,7 @@ export const UpdatePrometheusIntegrationRequest: MessageFns<UpdatePrometheusInte
     message.projectIdOrPath = object.projectIdOrPath ?? "";
     message.active = object.active ?? undefined;
     message.apiUrl = object.apiUrl ?? undefined;
+    message.rateLimitPerMinute = object.rateLimitPerMinute ?? undefined;
     return message;
   },
 };
@@ -3693,7 +3827,7 @@ export const AlertOutcome: MessageFns<AlertOutcome> = {
 };
 
 function createBaseIngestAlertResponse(): IngestAlertResponse {
-  return { requestId: "", fingerprints: [], outcomes: [], processed: false, replayed: false };
+  return { requestId: "", fingerprints: [], outcomes: [], processed: false, replayed: false, rateLimit: undefined };
 }
 
 export const IngestAlertResponse: MessageFns<IngestAlertResponse> = {
@@ -3712,6 +3846,9 @@ export const IngestAlertResponse: MessageFns<IngestAlertResponse> = {
     }
     if (message.replayed !== false) {
       writer.uint32(40).bool(message.replayed);
+    }
+    if (message.rateLimit !== undefined) {
+      RateLimitState.encode(message.rateLimit, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -3769,6 +3906,14 @@ export const IngestAlertResponse: MessageFns<IngestAlertResponse> = {
             message.replayed = reader.bool();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.rateLimit = RateLimitState.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3796,6 +3941,11 @@ export const IngestAlertResponse: MessageFns<IngestAlertResponse> = {
         : [],
       processed: isSet(object.processed) ? globalThis.Boolean(object.processed) : false,
       replayed: isSet(object.replayed) ? globalThis.Boolean(object.replayed) : false,
+      rateLimit: isSet(object.rateLimit)
+        ? RateLimitState.fromJSON(object.rateLimit)
+        : isSet(object.rate_limit)
+        ? RateLimitState.fromJSON(object.rate_limit)
+        : undefined,
     };
   },
 
@@ -3816,6 +3966,9 @@ export const IngestAlertResponse: MessageFns<IngestAlertResponse> = {
     if (message.replayed !== false) {
       obj.replayed = message.replayed;
     }
+    if (message.rateLimit !== undefined) {
+      obj.rateLimit = RateLimitState.toJSON(message.rateLimit);
+    }
     return obj;
   },
 
@@ -3829,6 +3982,150 @@ export const IngestAlertResponse: MessageFns<IngestAlertResponse> = {
     message.outcomes = object.outcomes?.map((e) => AlertOutcome.fromPartial(e)) || [];
     message.processed = object.processed ?? false;
     message.replayed = object.replayed ?? false;
+    message.rateLimit = (object.rateLimit !== undefined && object.rateLimit !== null)
+      ? RateLimitState.fromPartial(object.rateLimit)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRateLimitState(): RateLimitState {
+  return { limitPerMinute: 0, remaining: 0, resetSeconds: 0, throttled: false, recovery: false };
+}
+
+export const RateLimitState: MessageFns<RateLimitState> = {
+  encode(message: RateLimitState, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.limitPerMinute !== 0) {
+      writer.uint32(8).int32(message.limitPerMinute);
+    }
+    if (message.remaining !== 0) {
+      writer.uint32(16).int32(message.remaining);
+    }
+    if (message.resetSeconds !== 0) {
+      writer.uint32(24).int32(message.resetSeconds);
+    }
+    if (message.throttled !== false) {
+      writer.uint32(32).bool(message.throttled);
+    }
+    if (message.recovery !== false) {
+      writer.uint32(40).bool(message.recovery);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RateLimitState {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRateLimitState();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.limitPerMinute = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.remaining = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.resetSeconds = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.throttled = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.recovery = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RateLimitState {
+    return {
+      limitPerMinute: isSet(object.limitPerMinute)
+        ? globalThis.Number(object.limitPerMinute)
+        : isSet(object.limit_per_minute)
+        ? globalThis.Number(object.limit_per_minute)
+        : 0,
+      remaining: isSet(object.remaining) ? globalThis.Number(object.remaining) : 0,
+      resetSeconds: isSet(object.resetSeconds)
+        ? globalThis.Number(object.resetSeconds)
+        : isSet(object.reset_seconds)
+        ? globalThis.Number(object.reset_seconds)
+        : 0,
+      throttled: isSet(object.throttled) ? globalThis.Boolean(object.throttled) : false,
+      recovery: isSet(object.recovery) ? globalThis.Boolean(object.recovery) : false,
+    };
+  },
+
+  toJSON(message: RateLimitState): unknown {
+    const obj: any = {};
+    if (message.limitPerMinute !== 0) {
+      obj.limitPerMinute = Math.round(message.limitPerMinute);
+    }
+    if (message.remaining !== 0) {
+      obj.remaining = Math.round(message.remaining);
+    }
+    if (message.resetSeconds !== 0) {
+      obj.resetSeconds = Math.round(message.resetSeconds);
+    }
+    if (message.throttled !== false) {
+      obj.throttled = message.throttled;
+    }
+    if (message.recovery !== false) {
+      obj.recovery = message.recovery;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RateLimitState>): RateLimitState {
+    return RateLimitState.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RateLimitState>): RateLimitState {
+    const message = createBaseRateLimitState();
+    message.limitPerMinute = object.limitPerMinute ?? 0;
+    message.remaining = object.remaining ?? 0;
+    message.resetSeconds = object.resetSeconds ?? 0;
+    message.throttled = object.throttled ?? false;
+    message.recovery = object.recovery ?? false;
     return message;
   },
 };

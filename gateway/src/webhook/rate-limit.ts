@@ -1,0 +1,42 @@
+import { AppError } from "@tocsin/core";
+import type { alertV1 } from "@tocsin/proto";
+import type { Response } from "express";
+import { Counter, type Registry } from "prom-client";
+
+/** Seconds of the burst window the budget refills in (alert-service's limiter). */
+const WINDOW_SECONDS = 6;
+
+/**
+ * `RateLimit-Limit` (requests per minute), `RateLimit-Remaining` and `RateLimit-Reset` (seconds)
+ * of the current burst window, and `RateLimit-Policy` saying the window: `<burst>;w=6`.
+ */
+export function setRateLimitHeaders(res: Response, state: alertV1.RateLimitState): void {
+  const burst = Math.max(1, Math.round(state.limitPerMinute / 10));
+  res.setHeader("RateLimit-Limit", String(state.limitPerMinute));
+  res.setHeader("RateLimit-Remaining", String(state.remaining));
+  res.setHeader("RateLimit-Reset", String(state.resetSeconds));
+  res.setHeader("RateLimit-Policy", `${burst};w=${WINDOW_SECONDS}`);
+}
+
+/** 429 with Retry-After: the integration is over its budget (PRODUCT.md section 10). */
+export function rateLimited(state: alertV1.RateLimitState): AppError {
+  return new AppError(
+    "RESOURCE_EXHAUSTED",
+    "WEBHOOK_RATE_LIMITED",
+    `429 Too Many Requests: this integration accepts ${state.limitPerMinute} requests per minute ` +
+      `(bursts of ${Math.max(1, Math.round(state.limitPerMinute / 10))}); retry in ${state.resetSeconds} seconds. ` +
+      "Recoveries (end_time, Alertmanager resolved) have a reserve of their own.",
+    { retryAfterSeconds: state.resetSeconds },
+  );
+}
+
+/** `tocsin_webhook_throttled_requests_total{project_id, kind}`: kind `alert` or `recovery`. */
+export function createThrottleCounter(registry: Registry): (projectId: number, recovery: boolean) => void {
+  const counter = new Counter({
+    name: "tocsin_webhook_throttled_requests_total",
+    help: "Webhook requests refused by an integration's rate limit, per project",
+    labelNames: ["project_id", "kind"] as const,
+    registers: [registry],
+  });
+  return (projectId, recovery) => counter.inc({ project_id: String(projectId), kind: recovery ? "recovery" : "alert" });
+}
