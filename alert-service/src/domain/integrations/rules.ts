@@ -24,7 +24,7 @@ export function checkName(raw: string): string {
   return name;
 }
 
-export const MAX_RATE_LIMIT_PER_MINUTE = 1_000_000;
+const MAX_RATE_LIMIT_PER_MINUTE = 1_000_000;
 
 /** `rate_limit_per_minute`: an integer from 0 (unlimited) to 1 000 000. */
 export function checkRateLimit(value: number): number {
