@@ -1,15 +1,16 @@
-import { lazy, type ReactNode, Suspense } from "react";
+import { type ReactNode, Suspense } from "react";
 import { Route, Routes } from "react-router";
 import { DashboardPage } from "../projects/DashboardPage";
 import { ProjectRoutes } from "../projects/ProjectRoutes";
 import { RequireSession } from "../session/RequireSession";
 import { SignInPage } from "../session/SignInPage";
 import { Loading } from "../ui/Loading";
+import { lazyPage } from "../ui/lazyPage";
 import { Layout } from "./Layout";
 
-const NotificationsPage = lazy(() => import("../notifications/NotificationsPage"));
-const PersonalAccessTokensPage = lazy(() => import("../tokens/PersonalAccessTokensPage"));
-const AdminPage = lazy(() => import("../admin/AdminPage"));
+const NotificationsPage = lazyPage(() => import("../notifications/NotificationsPage"));
+const PersonalAccessTokensPage = lazyPage(() => import("../tokens/PersonalAccessTokensPage"));
+const AdminPage = lazyPage(() => import("../admin/AdminPage"));
 
 /** A signed-in page loaded on demand. */
 const signedIn = (page: ReactNode) => (

@@ -1,10 +1,11 @@
-import { lazy, type ReactNode, Suspense } from "react";
+import { type ReactNode, Suspense } from "react";
 import { useLocation } from "react-router";
 import { ACCESS } from "../api/types";
 import { useCurrentUser } from "../session/api";
 import { ErrorBoundary } from "../ui/ErrorBoundary";
 import { ErrorMessage, isStatus } from "../ui/ErrorMessage";
 import { Loading } from "../ui/Loading";
+import { lazyPage } from "../ui/lazyPage";
 import { NotFound } from "../ui/NotFound";
 import { splitProjectAddress } from "./address";
 import { useProject } from "./api";
@@ -13,11 +14,11 @@ import { ProjectNav } from "./ProjectNav";
 import { ProjectOverviewPage } from "./ProjectOverviewPage";
 
 // Pages past the overview load on demand, so that the first load stays small.
-const AlertsListPage = lazy(() => import("../alerts/AlertsListPage"));
-const AlertDetailsPage = lazy(() => import("../alerts/AlertDetailsPage"));
-const IncidentsListPage = lazy(() => import("../incidents/IncidentsListPage"));
-const IncidentDetailsPage = lazy(() => import("../incidents/IncidentDetailsPage"));
-const OperationsSettingsPage = lazy(() => import("../integrations/OperationsSettingsPage"));
+const AlertsListPage = lazyPage(() => import("../alerts/AlertsListPage"));
+const AlertDetailsPage = lazyPage(() => import("../alerts/AlertDetailsPage"));
+const IncidentsListPage = lazyPage(() => import("../incidents/IncidentsListPage"));
+const IncidentDetailsPage = lazyPage(() => import("../incidents/IncidentDetailsPage"));
+const OperationsSettingsPage = lazyPage(() => import("../integrations/OperationsSettingsPage"));
 
 const isIid = (s: string | undefined) => !!s && /^\d{1,15}$/.test(s) && Number(s) > 0;
 
