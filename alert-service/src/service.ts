@@ -90,6 +90,7 @@ export async function createAlertService(
     logger,
     notifications: mail.notifier,
     defaultRateLimitPerMinute: config.webhookRateLimitPerMinute,
+    usage: integrations.usage,
   });
   const server = createGrpcServer({ logger, protoFiles: [PROTO_FILES.alert], serviceNames: [SERVICE_NAME] });
   server.add(alertV1.AlertServiceService, { ...integrationHandlers(integrations), ...alertHandlers(runtime.useCases) });
@@ -149,6 +150,8 @@ export interface AlertsRuntimeOptions {
   notifications?: Notifier;
   /** Budget of an integration that sets none (WEBHOOK_RATE_LIMIT_PER_MINUTE); unset or 0 = unlimited. */
   defaultRateLimitPerMinute?: number;
+  /** token_last_used_at of integrations (told of every accepted request). */
+  usage?: { used(projectId: number, integrationId: number): void };
   /** Tests: override the local queue file (e.g. `:memory:`) or the BullMQ key prefix. */
   queueFile?: string;
   queuePrefix?: string;
@@ -201,6 +204,7 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
   const useCases = createAlertsUseCases({
     limiter,
     defaultRateLimitPerMinute: opts.defaultRateLimitPerMinute ?? 0,
+    ...(opts.usage ? { usage: opts.usage } : {}),
     stores,
     jobs,
     projects: opts.projects,

@@ -11,7 +11,13 @@ const TYPE: Record<KeyedType, authV1.IntegrationType> = {
 
 function toKey(key: authV1.IntegrationKey | undefined): IntegrationKey {
   if (!key) throw new Error("auth-service answered without an integration key");
-  return { integrationId: key.integrationId, endpointIdentifier: key.endpointIdentifier, token: key.token, active: key.active };
+  return {
+    integrationId: key.integrationId,
+    endpointIdentifier: key.endpointIdentifier,
+    token: key.token,
+    active: key.active,
+    ...(key.previousTokenExpiresAt ? { previousTokenExpiresAt: key.previousTokenExpiresAt } : {}),
+  };
 }
 
 /** Integration credentials kept by auth-service, asked for as a trusted internal caller. */
@@ -28,8 +34,8 @@ export function createIntegrationKeys(auth: AuthClient): IntegrationKeys {
     async setActive(integrationId, active, ctx) {
       return toKey((await auth.setIntegrationKeyActive({ integrationId, active }, internal(ctx))).key);
     },
-    async reset(integrationId, ctx) {
-      return toKey((await auth.resetIntegrationKey({ integrationId }, internal(ctx))).key);
+    async reset(integrationId, graceSeconds, ctx) {
+      return toKey((await auth.resetIntegrationKey({ integrationId, gracePeriodSeconds: graceSeconds }, internal(ctx))).key);
     },
     async delete(integrationId, ctx) {
       await auth.deleteIntegrationKey({ integrationId }, internal(ctx));

@@ -36,6 +36,8 @@ function toIntegrationMessage(view: IntegrationView): alertV1.Integration {
     payloadAttributeMappingsJson: view.mapping ? JSON.stringify(view.mapping) : "{}",
     apiUrl: view.apiUrl,
     rateLimitPerMinute: view.rateLimitPerMinute ?? 0,
+    tokenLastUsedAt: view.tokenLastUsedAt ?? undefined,
+    previousTokenExpiresAt: view.previousTokenExpiresAt ?? undefined,
     createdAt: view.createdAt,
     updatedAt: view.updatedAt,
   };
@@ -77,7 +79,7 @@ export function integrationHandlers(m: IntegrationsUseCases): IntegrationHandler
       return {};
     },
     async resetHttpIntegrationToken(req, ctx) {
-      return one(await m.resetHttpToken(project(req), req.integrationId, ctx));
+      return one(await m.resetHttpToken(project(req), req.integrationId, req.gracePeriodSeconds ?? 0, ctx));
     },
     async getPrometheusIntegration(req, ctx) {
       return one(await m.getPrometheus(project(req), ctx));
@@ -87,7 +89,7 @@ export function integrationHandlers(m: IntegrationsUseCases): IntegrationHandler
       return one(await m.updatePrometheus(project(req), input, ctx));
     },
     async resetPrometheusIntegrationToken(req, ctx) {
-      return one(await m.resetPrometheusToken(project(req), ctx));
+      return one(await m.resetPrometheusToken(project(req), req.gracePeriodSeconds ?? 0, ctx));
     },
     async getOpsgenieIntegration(req, ctx) {
       return one(await m.getOpsgenie(project(req), ctx));

@@ -1,4 +1,17 @@
-import { AppError, type CallContext, type Clock, forbidden, notFound, paramMissing, randomHex } from "@tocsin/core";
+import {
+  AppError,
+  type CallContext,
+  type Clock,
+  forbidden,
+  invalidArgument,
+  notFound,
+  paramMissing,
+  randomHex,
+} from "@tocsin/core";
+
+/** Longest overlap of an old and a new key after a reset: one day. */
+const MAX_GRACE_SECONDS = 86_400;
+
 import { resolveActor } from "./actor.js";
 import type { Directory, ProjectView } from "./directory.js";
 import type { KeyEventHub } from "./key-events.js";
@@ -30,6 +43,9 @@ export interface EndpointResolution {
   /** SHA-256 of the key (hex); null when not found. */
   tokenSha256: string | null;
   tier: PlanName;
+  /** The key before the last reset while its grace lasts (the gateway checks the time too). */
+  previousTokenSha256?: string;
+  previousTokenExpiresAt?: Date;
 }
 
 const notFoundResolution = (projectId = 0, tier: PlanName = "free"): EndpointResolution => ({
@@ -93,6 +109,8 @@ export class IntegrationKeyService {
           sealedToken: this.sealer.seal(token),
           tokenSha256: hashToken(token),
           createdAt: this.clock.now(),
+          previousTokenSha256: null,
+          previousTokenExpiresAt: null,
         });
       } catch (err) {
         if (attempt > 0 || !AppError.is(err) || err.reason !== "ENDPOINT_TAKEN") throw err;
@@ -116,13 +134,22 @@ export class IntegrationKeyService {
     return this.toView(updated);
   }
 
-  /** A new key; the old one stops working at once (watchers are told). */
-  async reset(ctx: CallContext, integrationId: number): Promise<KeyView> {
-    const { view } = await this.existing(ctx, integrationId);
+  /**
+   * A new key (watchers are told). With `graceSeconds` (0 to 86 400) the old key keeps working
+   * that long; with 0 it stops at once, and so does any earlier key still in its grace.
+   */
+  async reset(ctx: CallContext, integrationId: number, graceSeconds = 0): Promise<KeyView> {
+    if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > MAX_GRACE_SECONDS) {
+      const why = `must be an integer from 0 to ${MAX_GRACE_SECONDS}`;
+      throw invalidArgument("GRACE_PERIOD_INVALID", `grace_period_seconds ${why}`, { grace_period_seconds: [why] });
+    }
+    const { key, view } = await this.existing(ctx, integrationId);
     const token = randomHex(16);
     const updated = await this.store.updateIntegrationKey(integrationId, {
       sealedToken: this.sealer.seal(token),
       tokenSha256: hashToken(token),
+      previousTokenSha256: graceSeconds > 0 ? key.tokenSha256 : null,
+      previousTokenExpiresAt: graceSeconds > 0 ? new Date(this.clock.now().getTime() + graceSeconds * 1000) : null,
     });
     if (!updated) throw notFound("Integration");
     this.changed(view);
@@ -154,7 +181,19 @@ export class IntegrationKeyService {
       : tier === "free" && oldestOfType?.integrationId !== key.integrationId
         ? "unavailable"
         : "active";
-    return { state, projectId: project.id, integrationId: key.integrationId, type: key.type, tokenSha256: key.tokenSha256, tier };
+    const previous =
+      key.previousTokenSha256 && key.previousTokenExpiresAt && key.previousTokenExpiresAt > this.clock.now()
+        ? { previousTokenSha256: key.previousTokenSha256, previousTokenExpiresAt: key.previousTokenExpiresAt }
+        : {};
+    return {
+      state,
+      projectId: project.id,
+      integrationId: key.integrationId,
+      type: key.type,
+      tokenSha256: key.tokenSha256,
+      tier,
+      ...previous,
+    };
   }
 }
 

@@ -42,6 +42,8 @@ export interface KeyPatch {
   active?: boolean;
   sealedToken?: string;
   tokenSha256?: string;
+  previousTokenSha256?: string | null;
+  previousTokenExpiresAt?: Date | null;
 }
 
 /**

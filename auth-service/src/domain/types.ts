@@ -98,6 +98,9 @@ export interface IntegrationKeyRecord {
   tokenSha256: string;
   active: boolean;
   createdAt: Date;
+  /** SHA-256 of the key before the last reset, valid until previousTokenExpiresAt (rotation with overlap). */
+  previousTokenSha256: string | null;
+  previousTokenExpiresAt: Date | null;
 }
 
 /** A console session. The plain token lives only in the browser's cookie. */

@@ -137,6 +137,7 @@ export const toKey = (k: KeyView): authV1.IntegrationKey => ({
   token: k.token,
   active: k.record.active,
   createdAt: k.record.createdAt,
+  previousTokenExpiresAt: k.record.previousTokenExpiresAt ?? undefined,
 });
 
 export const toResolution = (r: EndpointResolution): authV1.ResolveIntegrationEndpointResponse => ({
@@ -146,4 +147,6 @@ export const toResolution = (r: EndpointResolution): authV1.ResolveIntegrationEn
   type: typeToProto(r.type),
   tokenSha256: r.tokenSha256 ? Buffer.from(r.tokenSha256, "hex") : Buffer.alloc(0),
   tier: planToProto(r.tier),
+  ...(r.previousTokenSha256 ? { previousTokenSha256: Buffer.from(r.previousTokenSha256, "hex") } : {}),
+  previousTokenExpiresAt: r.previousTokenExpiresAt,
 });

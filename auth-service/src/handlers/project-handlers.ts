@@ -31,7 +31,9 @@ export function projectHandlers(u: UseCases): Pick<ServiceHandlers<Def>, Project
     }),
     listIntegrationKeys: async (req, ctx) => ({ keys: (await u.keys.list(ctx, req.projectId)).map(toKey) }),
     setIntegrationKeyActive: async (req, ctx) => ({ key: toKey(await u.keys.setActive(ctx, req.integrationId, req.active)) }),
-    resetIntegrationKey: async (req, ctx) => ({ key: toKey(await u.keys.reset(ctx, req.integrationId)) }),
+    resetIntegrationKey: async (req, ctx) => ({
+      key: toKey(await u.keys.reset(ctx, req.integrationId, req.gracePeriodSeconds ?? 0)),
+    }),
     deleteIntegrationKey: async (req, ctx) => {
       await u.keys.delete(ctx, req.integrationId);
       return {};

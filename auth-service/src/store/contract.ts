@@ -42,6 +42,8 @@ const key = (integrationId: number, projectId: number, endpointIdentifier: strin
   tokenSha256: `hash-${integrationId}`,
   active: true,
   createdAt,
+  previousTokenSha256: null,
+  previousTokenExpiresAt: null,
 });
 
 /** The behaviour every AuthStore adapter must have; run against SQLite and MongoDB. */
@@ -187,6 +189,16 @@ export function describeAuthStoreContract(name: string, makeStore: () => Promise
         active: false,
         sealedToken: "s2",
         tokenSha256: "h2",
+      });
+      const until = new Date("2026-11-22T10:00:00.000Z");
+      expect(await store.updateIntegrationKey(1, { previousTokenSha256: "h1", previousTokenExpiresAt: until })).toMatchObject({
+        tokenSha256: "h2",
+        previousTokenSha256: "h1",
+        previousTokenExpiresAt: until,
+      });
+      expect(await store.updateIntegrationKey(1, { previousTokenSha256: null, previousTokenExpiresAt: null })).toMatchObject({
+        previousTokenSha256: null,
+        previousTokenExpiresAt: null,
       });
       expect(await store.updateIntegrationKey(99, { active: false })).toBeNull();
       expect(await store.deleteIntegrationKey(2)).toEqual(b);

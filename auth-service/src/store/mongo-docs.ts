@@ -85,5 +85,11 @@ export const fromDoc = {
     userId: d.userId,
     accessLevel: d.accessLevel,
   }),
-  key: ({ _id, ...d }: KeyDoc): IntegrationKeyRecord => ({ ...d, integrationId: _id }),
+  key: ({ _id, ...d }: KeyDoc): IntegrationKeyRecord => ({
+    ...d,
+    integrationId: _id,
+    // Absent on documents written before key rotation with overlap.
+    previousTokenSha256: d.previousTokenSha256 ?? null,
+    previousTokenExpiresAt: d.previousTokenExpiresAt ?? null,
+  }),
 };

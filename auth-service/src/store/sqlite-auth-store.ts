@@ -352,6 +352,9 @@ export class SqliteAuthStore implements AuthStore {
     if (patch.active !== undefined) columns.push(["active", patch.active ? 1 : 0]);
     if (patch.sealedToken !== undefined) columns.push(["sealed_token", patch.sealedToken]);
     if (patch.tokenSha256 !== undefined) columns.push(["token_sha256", patch.tokenSha256]);
+    if (patch.previousTokenSha256 !== undefined) columns.push(["previous_token_sha256", patch.previousTokenSha256]);
+    if (patch.previousTokenExpiresAt !== undefined)
+      columns.push(["previous_token_expires_at", patch.previousTokenExpiresAt?.toISOString() ?? null]);
     if (columns.length) {
       const sets = columns.map(([c]) => `${c} = ?`).join(", ");
       this.stmt(`UPDATE integration_keys SET ${sets} WHERE integration_id = ?`).run(...columns.map(([, v]) => v), integrationId);

@@ -98,4 +98,6 @@ export const key = (r: Row): IntegrationKeyRecord => ({
   tokenSha256: str(r.token_sha256),
   active: r.active === 1,
   createdAt: date(r.created_at),
+  previousTokenSha256: r.previous_token_sha256 ? str(r.previous_token_sha256) : null,
+  previousTokenExpiresAt: r.previous_token_expires_at ? date(r.previous_token_expires_at) : null,
 });

@@ -105,4 +105,6 @@ CREATE INDEX IF NOT EXISTS sign_in_failures_at ON sign_in_failures(at);
 export const SQLITE_ADDED_COLUMNS: [string, string, string][] = [
   ["users", "blocked", "INTEGER NOT NULL DEFAULT 0"],
   ["users", "password_hash", "TEXT"],
+  ["integration_keys", "previous_token_sha256", "TEXT"],
+  ["integration_keys", "previous_token_expires_at", "TEXT"],
 ];

@@ -34,7 +34,11 @@ export function toIntegrationJson(i: alertV1.Integration) {
     updated_at: isoTime(i.updatedAt),
   };
   if (i.type !== "http") json.api_url = orNull(i.apiUrl);
-  if (i.type !== "opsgenie") json.rate_limit_per_minute = i.rateLimitPerMinute;
+  if (i.type !== "opsgenie") {
+    json.rate_limit_per_minute = i.rateLimitPerMinute;
+    json.token_last_used_at = isoTime(i.tokenLastUsedAt);
+    json.previous_token_expires_at = isoTime(i.previousTokenExpiresAt);
+  }
   return json;
 }
 

@@ -48,6 +48,12 @@ function rateLimitParam(p: Record<string, unknown>): number | undefined {
   return n === undefined ? undefined : Math.max(-1, Math.min(n, 1_000_001));
 }
 
+/** `grace_period_seconds` of reset_token (default 0), clipped into int32 for auth-service's 400. */
+function graceParam(p: Record<string, unknown>): number {
+  const n = optionalInt(p, "grace_period_seconds") ?? 0;
+  return Math.max(-1, Math.min(n, 86_401));
+}
+
 function httpFields(p: Record<string, unknown>) {
   rejectIssuedFields(p);
   return {
@@ -103,7 +109,11 @@ export function alertManagementRoutes(deps: GatewayDeps): Router {
   });
 
   router.post(`${BASE}/http_integrations/:integration_id/reset_token`, async (req, res) => {
-    const request = { projectIdOrPath: projectOf(req), integrationId: pathInt(req, "integration_id") };
+    const request = {
+      projectIdOrPath: projectOf(req),
+      integrationId: pathInt(req, "integration_id"),
+      gracePeriodSeconds: graceParam(readParams(req)),
+    };
     const { integration } = await alert.resetHttpIntegrationToken(request, callContext(res));
     res.json(toIntegrationJson(must(integration, "integration")));
   });
@@ -145,7 +155,8 @@ export function alertManagementRoutes(deps: GatewayDeps): Router {
   });
 
   router.post(`${BASE}/prometheus_integration/reset_token`, async (req, res) => {
-    const { integration } = await alert.resetPrometheusIntegrationToken({ projectIdOrPath: projectOf(req) }, callContext(res));
+    const request = { projectIdOrPath: projectOf(req), gracePeriodSeconds: graceParam(readParams(req)) };
+    const { integration } = await alert.resetPrometheusIntegrationToken(request, callContext(res));
     res.json(toIntegrationJson(must(integration, "integration")));
   });
 

@@ -24,6 +24,7 @@ async function stubAuth() {
           type: authV1.IntegrationType.INTEGRATION_TYPE_HTTP,
           tokenSha256: Buffer.alloc(known ? 32 : 0),
           tier: authV1.Plan.PLAN_FREE,
+          previousTokenExpiresAt: undefined,
         };
       },
       watchIntegrationKeys: (_req, _ctx, stream) =>

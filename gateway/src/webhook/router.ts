@@ -36,7 +36,16 @@ async function authorise(
   const token = extractToken(req.headers.authorization);
   if (!token) throw webhookUnauthorized();
   const found = await cache.resolve(route.fullPath, route.kind, route.identifier, anonymousContext(res));
-  const matches = found.tokenSha256.length === 32 && safeEqual(sha256(token), found.tokenSha256);
+  const hash = sha256(token);
+  const current = found.tokenSha256.length === 32 && safeEqual(hash, found.tokenSha256);
+  // During a reset's grace period the previous key works too (checked against the clock here, so
+  // that a cached answer cannot stretch the grace).
+  const previous =
+    found.previousTokenSha256?.length === 32 &&
+    found.previousTokenExpiresAt !== undefined &&
+    found.previousTokenExpiresAt.getTime() > Date.now() &&
+    safeEqual(hash, found.previousTokenSha256);
+  const matches = current || previous;
   if (found.state === State.ENDPOINT_STATE_NOT_FOUND || !matches) throw webhookUnauthorized();
   if (found.state === State.ENDPOINT_STATE_INACTIVE) throw integrationInactive();
   if (found.state === State.ENDPOINT_STATE_UNAVAILABLE) throw integrationOverTierLimit();

@@ -23,6 +23,8 @@ export interface IngestDeps {
   limiter?: IntakeLimiter;
   /** Budget of an integration that sets none; 0 = unlimited. */
   defaultRateLimitPerMinute?: number;
+  /** token_last_used_at of the integration, told of every accepted request. */
+  usage?: { used(projectId: number, integrationId: number): void };
 }
 
 export interface IngestRequest {
@@ -146,6 +148,7 @@ export async function ingest(deps: IngestDeps, req: IngestRequest, ctx: CallCont
       await deps.stores.requests.release(req.integrationId, req.idempotencyKey).catch(() => {});
     throw err;
   }
+  deps.usage?.used(integration.projectId, integration.id);
   const outcomes = req.waitMs && req.waitMs > 0 ? await waitAll(deps, jobIds, req.waitMs) : undefined;
   return {
     requestId,

@@ -40,6 +40,7 @@ export function toView(
     url,
     token: key?.token ?? "",
     endpointIdentifier: key?.endpointIdentifier ?? "",
+    previousTokenExpiresAt: key?.previousTokenExpiresAt ?? null,
   };
 }
 

@@ -159,10 +159,11 @@ export async function resetHttpIntegrationToken(
   deps: IntegrationsDeps,
   idOrPath: string,
   id: number,
+  graceSeconds: number,
   ctx: CallContext,
 ): Promise<IntegrationView> {
   const { project, record } = await loadHttp(deps, idOrPath, id, ctx);
   await keyOf(deps, record, ctx);
-  const key = await deps.keys.reset(id, internal(ctx));
+  const key = await deps.keys.reset(id, graceSeconds, internal(ctx));
   return toView(deps, project, record, key);
 }

@@ -17,6 +17,8 @@ export interface IntegrationStore {
   update(projectId: number, id: number, patch: IntegrationPatch): Promise<IntegrationRecord | undefined>;
   /** True when something was deleted. */
   delete(projectId: number, id: number): Promise<boolean>;
+  /** Sets token_last_used_at (not updated_at) when `at` is later than the stored value. */
+  touch(projectId: number, id: number, at: Date): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -29,6 +31,8 @@ export interface IntegrationKey {
   /** 32 lowercase hexadecimal characters. */
   token: string;
   active: boolean;
+  /** Until when the key before the last reset still works; undefined when it does not. */
+  previousTokenExpiresAt?: Date;
 }
 
 /** Port over auth-service's integration key RPCs (always called as a trusted internal caller). */
@@ -37,7 +41,8 @@ export interface IntegrationKeys {
   /** Keys of a project, oldest first. */
   list(projectId: number, ctx: CallContext): Promise<IntegrationKey[]>;
   setActive(integrationId: number, active: boolean, ctx: CallContext): Promise<IntegrationKey>;
-  reset(integrationId: number, ctx: CallContext): Promise<IntegrationKey>;
+  /** A new key; the old one keeps working `graceSeconds` (0 = stops at once). */
+  reset(integrationId: number, graceSeconds: number, ctx: CallContext): Promise<IntegrationKey>;
   /** Idempotent. */
   delete(integrationId: number, ctx: CallContext): Promise<void>;
 }

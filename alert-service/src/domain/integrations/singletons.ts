@@ -93,11 +93,16 @@ export async function updatePrometheusIntegration(
   return toView(deps, project, updated, newKey);
 }
 
-export async function resetPrometheusToken(deps: IntegrationsDeps, idOrPath: string, ctx: CallContext): Promise<IntegrationView> {
+export async function resetPrometheusToken(
+  deps: IntegrationsDeps,
+  idOrPath: string,
+  graceSeconds: number,
+  ctx: CallContext,
+): Promise<IntegrationView> {
   const project = await deps.projects.require(idOrPath, ACCESS.maintainer, ctx);
   const record = await ensure(deps, project, "prometheus");
   await prometheusKey(deps, record, ctx);
-  return toView(deps, project, record, await deps.keys.reset(record.id, internal(ctx)));
+  return toView(deps, project, record, await deps.keys.reset(record.id, graceSeconds, internal(ctx)));
 }
 
 export async function getOpsgenieIntegration(

@@ -26,11 +26,13 @@ export interface IntegrationRecord {
   apiUrl: string;
   /** Webhook requests per minute (PRODUCT.md section 10); null = WEBHOOK_RATE_LIMIT_PER_MINUTE, 0 = unlimited. */
   rateLimitPerMinute: number | null;
+  /** When the webhook last accepted a request (written at most once a minute); null if never. */
+  tokenLastUsedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
 
-export type NewIntegration = Omit<IntegrationRecord, "id" | "updatedAt">;
+export type NewIntegration = Omit<IntegrationRecord, "id" | "updatedAt" | "tokenLastUsedAt">;
 
 /** A partial change; unset fields keep their value. `mapping: null` clears the mapping. */
 export interface IntegrationPatch {
@@ -49,6 +51,7 @@ export interface IntegrationView extends IntegrationRecord {
   url: string;
   token: string;
   endpointIdentifier: string;
+  previousTokenExpiresAt: Date | null;
 }
 
 export interface IntegrationSummary {

@@ -24,6 +24,7 @@ import {
   updatePrometheusIntegration,
 } from "./singletons.js";
 import type { IntegrationSummary, IntegrationView, PayloadField } from "./types.js";
+import { createUsageRecorder, type UsageRecorder } from "./usage.js";
 
 export interface IntegrationsModuleOptions {
   store: IntegrationStore;
@@ -48,14 +49,16 @@ export interface IntegrationsUseCases {
     ctx: CallContext,
   ): Promise<{ integration: IntegrationView; mappingCleared: boolean }>;
   deleteHttp(idOrPath: string, id: number, ctx: CallContext): Promise<void>;
-  resetHttpToken(idOrPath: string, id: number, ctx: CallContext): Promise<IntegrationView>;
+  resetHttpToken(idOrPath: string, id: number, graceSeconds: number, ctx: CallContext): Promise<IntegrationView>;
   getPrometheus(idOrPath: string, ctx: CallContext): Promise<IntegrationView>;
   updatePrometheus(idOrPath: string, input: SingletonInput, ctx: CallContext): Promise<IntegrationView>;
-  resetPrometheusToken(idOrPath: string, ctx: CallContext): Promise<IntegrationView>;
+  resetPrometheusToken(idOrPath: string, graceSeconds: number, ctx: CallContext): Promise<IntegrationView>;
   getOpsgenie(idOrPath: string, ctx: CallContext): Promise<IntegrationView>;
   updateOpsgenie(idOrPath: string, input: SingletonInput, ctx: CallContext): Promise<IntegrationView>;
   payloadFields(idOrPath: string, payloadExampleJson: string, ctx: CallContext): Promise<PayloadField[]>;
   directory: IntegrationDirectory;
+  /** token_last_used_at, written at most once a minute per integration. */
+  usage: UsageRecorder;
 }
 
 export function createIntegrationsUseCases(options: IntegrationsModuleOptions): IntegrationsUseCases {
@@ -85,10 +88,10 @@ export function createIntegrationsUseCases(options: IntegrationsModuleOptions): 
     getHttp: (idOrPath, id, ctx) => getHttpIntegration(deps, idOrPath, id, ctx),
     updateHttp: (idOrPath, id, input, ctx) => updateHttpIntegration(deps, idOrPath, id, input, ctx),
     deleteHttp: (idOrPath, id, ctx) => deleteHttpIntegration(deps, idOrPath, id, ctx),
-    resetHttpToken: (idOrPath, id, ctx) => resetHttpIntegrationToken(deps, idOrPath, id, ctx),
+    resetHttpToken: (idOrPath, id, graceSeconds, ctx) => resetHttpIntegrationToken(deps, idOrPath, id, graceSeconds, ctx),
     getPrometheus: (idOrPath, ctx) => getPrometheusIntegration(deps, idOrPath, ctx),
     updatePrometheus: (idOrPath, input, ctx) => updatePrometheusIntegration(deps, idOrPath, input, ctx),
-    resetPrometheusToken: (idOrPath, ctx) => resetPrometheusToken(deps, idOrPath, ctx),
+    resetPrometheusToken: (idOrPath, graceSeconds, ctx) => resetPrometheusToken(deps, idOrPath, graceSeconds, ctx),
     getOpsgenie: (idOrPath, ctx) => getOpsgenieIntegration(deps, idOrPath, ctx),
     updateOpsgenie: (idOrPath, input, ctx) => updateOpsgenieIntegration(deps, idOrPath, input, ctx),
     async payloadFields(idOrPath, payloadExampleJson, ctx) {
@@ -97,5 +100,6 @@ export function createIntegrationsUseCases(options: IntegrationsModuleOptions): 
       return extractPayloadFields(parsePayloadExample(payloadExampleJson));
     },
     directory,
+    usage: createUsageRecorder(options.store, options.clock, options.logger),
   };
 }

@@ -49,9 +49,15 @@ export function describeIntegrationStoreContract(
         mapping,
         apiUrl: "",
         rateLimitPerMinute: 120,
+        tokenLastUsedAt: null,
         createdAt: at,
         updatedAt: at,
       });
+      // token_last_used_at moves forward only, and leaves updated_at alone.
+      const later = new Date(at.getTime() + 60_000);
+      await store.touch(1, a.id, later);
+      await store.touch(1, a.id, at);
+      expect(await store.get(1, a.id)).toMatchObject({ tokenLastUsedAt: later, updatedAt: at });
       const updated = await store.update(1, a.id, { rateLimitPerMinute: 0, at });
       expect(updated?.rateLimitPerMinute).toBe(0);
       expect((await store.update(1, a.id, { rateLimitPerMinute: null, at }))?.rateLimitPerMinute).toBeNull();

@@ -18,6 +18,7 @@ interface Doc {
   api_url: string;
   /** Absent on documents written before the field existed. */
   rate_limit_per_minute?: number | null;
+  token_last_used_at?: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -35,6 +36,7 @@ function toRecord(doc: Doc): IntegrationRecord {
     mapping: mappingFromText(doc.mapping),
     apiUrl: doc.api_url,
     rateLimitPerMinute: doc.rate_limit_per_minute ?? null,
+    tokenLastUsedAt: doc.token_last_used_at ?? null,
     createdAt: doc.created_at,
     updatedAt: doc.updated_at,
   };
@@ -101,6 +103,12 @@ export async function createMongoIntegrationStore(db: Db): Promise<IntegrationSt
       if (res.matchedCount === 0) return undefined;
       const doc = await col.findOne({ _id: id, project_id: projectId });
       return doc ? toRecord(doc) : undefined;
+    },
+    async touch(projectId, id, at) {
+      await col.updateOne(
+        { _id: id, project_id: projectId, $or: [{ token_last_used_at: null }, { token_last_used_at: { $lt: at } }] },
+        { $set: { token_last_used_at: at } },
+      );
     },
     async delete(projectId, id) {
       return (await col.deleteOne({ _id: id, project_id: projectId })).deletedCount > 0;

@@ -15,6 +15,7 @@ interface Row {
   mapping: string | null;
   api_url: string;
   rate_limit_per_minute: number | null;
+  token_last_used_at: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -46,6 +47,7 @@ function toRecord(row: Row): IntegrationRecord {
     mapping: mappingFromText(row.mapping),
     apiUrl: row.api_url,
     rateLimitPerMinute: row.rate_limit_per_minute ?? null,
+    tokenLastUsedAt: row.token_last_used_at ? new Date(row.token_last_used_at) : null,
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
   };
@@ -61,10 +63,10 @@ function duplicate(err: unknown): never {
 /** Integrations in the embedded SQLite database (`integrations` table). */
 export function createSqliteIntegrationStore(db: Database.Database): IntegrationStore {
   db.exec(SCHEMA);
-  // Added after the first release: databases created before get the column on open.
+  // Added after the first release: databases created before get the columns on open.
   const columns = db.prepare("PRAGMA table_info(integrations)").all() as Array<{ name: string }>;
-  if (!columns.some((c) => c.name === "rate_limit_per_minute"))
-    db.exec("ALTER TABLE integrations ADD COLUMN rate_limit_per_minute INTEGER");
+  for (const added of ["rate_limit_per_minute", "token_last_used_at"])
+    if (!columns.some((c) => c.name === added)) db.exec(`ALTER TABLE integrations ADD COLUMN ${added} INTEGER`);
   const stmt = {
     insert: db.prepare(
       `INSERT INTO integrations (project_id, type, name, unique_key, active, payload_example, mapping, api_url, rate_limit_per_minute, created_at, updated_at)
@@ -74,6 +76,10 @@ export function createSqliteIntegrationStore(db: Database.Database): Integration
     list: db.prepare("SELECT * FROM integrations WHERE project_id = ? ORDER BY id"),
     singleton: db.prepare("SELECT * FROM integrations WHERE project_id = ? AND type = ? ORDER BY id LIMIT 1"),
     delete: db.prepare("DELETE FROM integrations WHERE project_id = ? AND id = ?"),
+    touch: db.prepare(
+      `UPDATE integrations SET token_last_used_at = @at
+       WHERE project_id = @projectId AND id = @id AND (token_last_used_at IS NULL OR token_last_used_at < @at)`,
+    ),
   };
 
   return {
@@ -133,6 +139,9 @@ export function createSqliteIntegrationStore(db: Database.Database): Integration
         if (err instanceof AppError) throw err;
         return duplicate(err);
       }
+    },
+    async touch(projectId, id, at) {
+      stmt.touch.run({ projectId, id, at: at.getTime() });
     },
     async delete(projectId, id) {
       return stmt.delete.run(projectId, id).changes > 0;

@@ -50,6 +50,12 @@ export interface Integration {
    * 0 = unlimited. HTTP and Prometheus only.
    */
   rateLimitPerMinute: number;
+  /** When the integration last accepted a request (updated at most once a minute); unset if never. */
+  tokenLastUsedAt:
+    | Date
+    | undefined;
+  /** Until when the key before the last reset still works; unset when it does not. */
+  previousTokenExpiresAt: Date | undefined;
 }
 
 export interface IntegrationSummary {
@@ -123,6 +129,8 @@ export interface DeleteHttpIntegrationResponse {
 export interface ResetHttpIntegrationTokenRequest {
   projectIdOrPath: string;
   integrationId: number;
+  /** 0 to 86400: how long the old key keeps working; 0 = it stops at once. */
+  gracePeriodSeconds?: number | undefined;
 }
 
 export interface ResetHttpIntegrationTokenResponse {
@@ -150,6 +158,8 @@ export interface UpdatePrometheusIntegrationResponse {
 
 export interface ResetPrometheusIntegrationTokenRequest {
   projectIdOrPath: string;
+  /** As ResetHttpIntegrationTokenRequest.grace_period_seconds. */
+  gracePeriodSeconds?: number | undefined;
 }
 
 export interface ResetPrometheusIntegrationTokenResponse {
@@ -431,6 +441,8 @@ function createBaseIntegration(): Integration {
     createdAt: undefined,
     updatedAt: undefined,
     rateLimitPerMinute: 0,
+    tokenLastUsedAt: undefined,
+    previousTokenExpiresAt: undefined,
   };
 }
 
@@ -474,6 +486,12 @@ export const Integration: MessageFns<Integration> = {
     }
     if (message.rateLimitPerMinute !== 0) {
       writer.uint32(104).int32(message.rateLimitPerMinute);
+    }
+    if (message.tokenLastUsedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.tokenLastUsedAt), writer.uint32(114).fork()).join();
+    }
+    if (message.previousTokenExpiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.previousTokenExpiresAt), writer.uint32(122).fork()).join();
     }
     return writer;
   },
@@ -595,6 +613,22 @@ export const Integration: MessageFns<Integration> = {
             message.rateLimitPerMinute = reader.int32();
             continue;
           }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.tokenLastUsedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.previousTokenExpiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -650,6 +684,16 @@ export const Integration: MessageFns<Integration> = {
         : isSet(object.rate_limit_per_minute)
         ? globalThis.Number(object.rate_limit_per_minute)
         : 0,
+      tokenLastUsedAt: isSet(object.tokenLastUsedAt)
+        ? fromJsonTimestamp(object.tokenLastUsedAt)
+        : isSet(object.token_last_used_at)
+        ? fromJsonTimestamp(object.token_last_used_at)
+        : undefined,
+      previousTokenExpiresAt: isSet(object.previousTokenExpiresAt)
+        ? fromJsonTimestamp(object.previousTokenExpiresAt)
+        : isSet(object.previous_token_expires_at)
+        ? fromJsonTimestamp(object.previous_token_expires_at)
+        : undefined,
     };
   },
 
@@ -694,6 +738,12 @@ export const Integration: MessageFns<Integration> = {
     if (message.rateLimitPerMinute !== 0) {
       obj.rateLimitPerMinute = Math.round(message.rateLimitPerMinute);
     }
+    if (message.tokenLastUsedAt !== undefined) {
+      obj.tokenLastUsedAt = message.tokenLastUsedAt.toISOString();
+    }
+    if (message.previousTokenExpiresAt !== undefined) {
+      obj.previousTokenExpiresAt = message.previousTokenExpiresAt.toISOString();
+    }
     return obj;
   },
 
@@ -715,6 +765,8 @@ export const Integration: MessageFns<Integration> = {
     message.createdAt = object.createdAt ?? undefined;
     message.updatedAt = object.updatedAt ?? undefined;
     message.rateLimitPerMinute = object.rateLimitPerMinute ?? 0;
+    message.tokenLastUsedAt = object.tokenLastUsedAt ?? undefined;
+    message.previousTokenExpiresAt = object.previousTokenExpiresAt ?? undefined;
     return message;
   },
 };
@@ -1833,7 +1885,7 @@ export const DeleteHttpIntegrationResponse: MessageFns<DeleteHttpIntegrationResp
 };
 
 function createBaseResetHttpIntegrationTokenRequest(): ResetHttpIntegrationTokenRequest {
-  return { projectIdOrPath: "", integrationId: 0 };
+  return { projectIdOrPath: "", integrationId: 0, gracePeriodSeconds: undefined };
 }
 
 export const ResetHttpIntegrationTokenRequest: MessageFns<ResetHttpIntegrationTokenRequest> = {
@@ -1843,6 +1895,9 @@ export const ResetHttpIntegrationTokenRequest: MessageFns<ResetHttpIntegrationTo
     }
     if (message.integrationId !== 0) {
       writer.uint32(16).int64(message.integrationId);
+    }
+    if (message.gracePeriodSeconds !== undefined) {
+      writer.uint32(24).int32(message.gracePeriodSeconds);
     }
     return writer;
   },
@@ -1876,6 +1931,14 @@ export const ResetHttpIntegrationTokenRequest: MessageFns<ResetHttpIntegrationTo
             message.integrationId = longToNumber(reader.int64());
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.gracePeriodSeconds = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1900,6 +1963,11 @@ export const ResetHttpIntegrationTokenRequest: MessageFns<ResetHttpIntegrationTo
         : isSet(object.integration_id)
         ? globalThis.Number(object.integration_id)
         : 0,
+      gracePeriodSeconds: isSet(object.gracePeriodSeconds)
+        ? globalThis.Number(object.gracePeriodSeconds)
+        : isSet(object.grace_period_seconds)
+        ? globalThis.Number(object.grace_period_seconds)
+        : undefined,
     };
   },
 
@@ -1911,6 +1979,9 @@ export const ResetHttpIntegrationTokenRequest: MessageFns<ResetHttpIntegrationTo
     if (message.integrationId !== 0) {
       obj.integrationId = Math.round(message.integrationId);
     }
+    if (message.gracePeriodSeconds !== undefined) {
+      obj.gracePeriodSeconds = Math.round(message.gracePeriodSeconds);
+    }
     return obj;
   },
 
@@ -1921,6 +1992,7 @@ export const ResetHttpIntegrationTokenRequest: MessageFns<ResetHttpIntegrationTo
     const message = createBaseResetHttpIntegrationTokenRequest();
     message.projectIdOrPath = object.projectIdOrPath ?? "";
     message.integrationId = object.integrationId ?? 0;
+    message.gracePeriodSeconds = object.gracePeriodSeconds ?? undefined;
     return message;
   },
 };
@@ -2335,13 +2407,16 @@ export const UpdatePrometheusIntegrationResponse: MessageFns<UpdatePrometheusInt
 };
 
 function createBaseResetPrometheusIntegrationTokenRequest(): ResetPrometheusIntegrationTokenRequest {
-  return { projectIdOrPath: "" };
+  return { projectIdOrPath: "", gracePeriodSeconds: undefined };
 }
 
 export const ResetPrometheusIntegrationTokenRequest: MessageFns<ResetPrometheusIntegrationTokenRequest> = {
   encode(message: ResetPrometheusIntegrationTokenRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.projectIdOrPath !== "") {
       writer.uint32(10).string(message.projectIdOrPath);
+    }
+    if (message.gracePeriodSeconds !== undefined) {
+      writer.uint32(16).int32(message.gracePeriodSeconds);
     }
     return writer;
   },
@@ -2367,6 +2442,14 @@ export const ResetPrometheusIntegrationTokenRequest: MessageFns<ResetPrometheusI
             message.projectIdOrPath = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.gracePeriodSeconds = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2386,6 +2469,11 @@ export const ResetPrometheusIntegrationTokenRequest: MessageFns<ResetPrometheusI
         : isSet(object.project_id_or_path)
         ? globalThis.String(object.project_id_or_path)
         : "",
+      gracePeriodSeconds: isSet(object.gracePeriodSeconds)
+        ? globalThis.Number(object.gracePeriodSeconds)
+        : isSet(object.grace_period_seconds)
+        ? globalThis.Number(object.grace_period_seconds)
+        : undefined,
     };
   },
 
@@ -2393,6 +2481,9 @@ export const ResetPrometheusIntegrationTokenRequest: MessageFns<ResetPrometheusI
     const obj: any = {};
     if (message.projectIdOrPath !== "") {
       obj.projectIdOrPath = message.projectIdOrPath;
+    }
+    if (message.gracePeriodSeconds !== undefined) {
+      obj.gracePeriodSeconds = Math.round(message.gracePeriodSeconds);
     }
     return obj;
   },
@@ -2403,6 +2494,7 @@ export const ResetPrometheusIntegrationTokenRequest: MessageFns<ResetPrometheusI
   fromPartial(object: DeepPartial<ResetPrometheusIntegrationTokenRequest>): ResetPrometheusIntegrationTokenRequest {
     const message = createBaseResetPrometheusIntegrationTokenRequest();
     message.projectIdOrPath = object.projectIdOrPath ?? "";
+    message.gracePeriodSeconds = object.gracePeriodSeconds ?? undefined;
     return message;
   },
 };

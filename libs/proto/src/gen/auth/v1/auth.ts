@@ -399,7 +399,11 @@ export interface IntegrationKey {
   /** 32 lowercase hexadecimal characters, decrypted. */
   token: string;
   active: boolean;
-  createdAt: Date | undefined;
+  createdAt:
+    | Date
+    | undefined;
+  /** Until when the key before the last reset still works; unset when it does not. */
+  previousTokenExpiresAt: Date | undefined;
 }
 
 export interface AuthenticateTokenRequest {
@@ -730,6 +734,8 @@ export interface SetIntegrationKeyActiveResponse {
 
 export interface ResetIntegrationKeyRequest {
   integrationId: number;
+  /** 0 to 86400: how long the old key keeps working; 0 = it stops at once. */
+  gracePeriodSeconds?: number | undefined;
 }
 
 export interface ResetIntegrationKeyResponse {
@@ -758,6 +764,12 @@ export interface ResolveIntegrationEndpointResponse {
   /** SHA-256 of the integration key; empty when not found. */
   tokenSha256: Buffer;
   tier: Plan;
+  /** SHA-256 of the key before the last reset, while its grace period lasts; empty otherwise. */
+  previousTokenSha256?:
+    | Buffer
+    | undefined;
+  /** When that grace period ends (the gateway refuses the old key after it even from a cached answer). */
+  previousTokenExpiresAt: Date | undefined;
 }
 
 export interface WatchIntegrationKeysRequest {
@@ -2178,6 +2190,7 @@ function createBaseIntegrationKey(): IntegrationKey {
     token: "",
     active: false,
     createdAt: undefined,
+    previousTokenExpiresAt: undefined,
   };
 }
 
@@ -2203,6 +2216,9 @@ export const IntegrationKey: MessageFns<IntegrationKey> = {
     }
     if (message.createdAt !== undefined) {
       Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(58).fork()).join();
+    }
+    if (message.previousTokenExpiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.previousTokenExpiresAt), writer.uint32(66).fork()).join();
     }
     return writer;
   },
@@ -2276,6 +2292,14 @@ export const IntegrationKey: MessageFns<IntegrationKey> = {
             message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.previousTokenExpiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2313,6 +2337,11 @@ export const IntegrationKey: MessageFns<IntegrationKey> = {
         : isSet(object.created_at)
         ? fromJsonTimestamp(object.created_at)
         : undefined,
+      previousTokenExpiresAt: isSet(object.previousTokenExpiresAt)
+        ? fromJsonTimestamp(object.previousTokenExpiresAt)
+        : isSet(object.previous_token_expires_at)
+        ? fromJsonTimestamp(object.previous_token_expires_at)
+        : undefined,
     };
   },
 
@@ -2339,6 +2368,9 @@ export const IntegrationKey: MessageFns<IntegrationKey> = {
     if (message.createdAt !== undefined) {
       obj.createdAt = message.createdAt.toISOString();
     }
+    if (message.previousTokenExpiresAt !== undefined) {
+      obj.previousTokenExpiresAt = message.previousTokenExpiresAt.toISOString();
+    }
     return obj;
   },
 
@@ -2354,6 +2386,7 @@ export const IntegrationKey: MessageFns<IntegrationKey> = {
     message.token = object.token ?? "";
     message.active = object.active ?? false;
     message.createdAt = object.createdAt ?? undefined;
+    message.previousTokenExpiresAt = object.previousTokenExpiresAt ?? undefined;
     return message;
   },
 };
@@ -7581,13 +7614,16 @@ export const SetIntegrationKeyActiveResponse: MessageFns<SetIntegrationKeyActive
 };
 
 function createBaseResetIntegrationKeyRequest(): ResetIntegrationKeyRequest {
-  return { integrationId: 0 };
+  return { integrationId: 0, gracePeriodSeconds: undefined };
 }
 
 export const ResetIntegrationKeyRequest: MessageFns<ResetIntegrationKeyRequest> = {
   encode(message: ResetIntegrationKeyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.integrationId !== 0) {
       writer.uint32(8).int64(message.integrationId);
+    }
+    if (message.gracePeriodSeconds !== undefined) {
+      writer.uint32(16).int32(message.gracePeriodSeconds);
     }
     return writer;
   },
@@ -7613,6 +7649,14 @@ export const ResetIntegrationKeyRequest: MessageFns<ResetIntegrationKeyRequest> 
             message.integrationId = longToNumber(reader.int64());
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.gracePeriodSeconds = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -7632,6 +7676,11 @@ export const ResetIntegrationKeyRequest: MessageFns<ResetIntegrationKeyRequest> 
         : isSet(object.integration_id)
         ? globalThis.Number(object.integration_id)
         : 0,
+      gracePeriodSeconds: isSet(object.gracePeriodSeconds)
+        ? globalThis.Number(object.gracePeriodSeconds)
+        : isSet(object.grace_period_seconds)
+        ? globalThis.Number(object.grace_period_seconds)
+        : undefined,
     };
   },
 
@@ -7639,6 +7688,9 @@ export const ResetIntegrationKeyRequest: MessageFns<ResetIntegrationKeyRequest> 
     const obj: any = {};
     if (message.integrationId !== 0) {
       obj.integrationId = Math.round(message.integrationId);
+    }
+    if (message.gracePeriodSeconds !== undefined) {
+      obj.gracePeriodSeconds = Math.round(message.gracePeriodSeconds);
     }
     return obj;
   },
@@ -7649,6 +7701,7 @@ export const ResetIntegrationKeyRequest: MessageFns<ResetIntegrationKeyRequest> 
   fromPartial(object: DeepPartial<ResetIntegrationKeyRequest>): ResetIntegrationKeyRequest {
     const message = createBaseResetIntegrationKeyRequest();
     message.integrationId = object.integrationId ?? 0;
+    message.gracePeriodSeconds = object.gracePeriodSeconds ?? undefined;
     return message;
   },
 };
@@ -7957,7 +8010,16 @@ export const ResolveIntegrationEndpointRequest: MessageFns<ResolveIntegrationEnd
 };
 
 function createBaseResolveIntegrationEndpointResponse(): ResolveIntegrationEndpointResponse {
-  return { state: 0, projectId: 0, integrationId: 0, type: 0, tokenSha256: Buffer.alloc(0), tier: 0 };
+  return {
+    state: 0,
+    projectId: 0,
+    integrationId: 0,
+    type: 0,
+    tokenSha256: Buffer.alloc(0),
+    tier: 0,
+    previousTokenSha256: undefined,
+    previousTokenExpiresAt: undefined,
+  };
 }
 
 export const ResolveIntegrationEndpointResponse: MessageFns<ResolveIntegrationEndpointResponse> = {
@@ -7979,6 +8041,12 @@ export const ResolveIntegrationEndpointResponse: MessageFns<ResolveIntegrationEn
     }
     if (message.tier !== 0) {
       writer.uint32(48).int32(message.tier);
+    }
+    if (message.previousTokenSha256 !== undefined) {
+      writer.uint32(58).bytes(message.previousTokenSha256);
+    }
+    if (message.previousTokenExpiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.previousTokenExpiresAt), writer.uint32(66).fork()).join();
     }
     return writer;
   },
@@ -8044,6 +8112,22 @@ export const ResolveIntegrationEndpointResponse: MessageFns<ResolveIntegrationEn
             message.tier = reader.int32() as any;
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.previousTokenSha256 = Buffer.from(reader.bytes());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.previousTokenExpiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -8076,6 +8160,16 @@ export const ResolveIntegrationEndpointResponse: MessageFns<ResolveIntegrationEn
         ? Buffer.from(bytesFromBase64(object.token_sha256))
         : Buffer.alloc(0),
       tier: isSet(object.tier) ? planFromJSON(object.tier) : 0,
+      previousTokenSha256: isSet(object.previousTokenSha256)
+        ? Buffer.from(bytesFromBase64(object.previousTokenSha256))
+        : isSet(object.previous_token_sha256)
+        ? Buffer.from(bytesFromBase64(object.previous_token_sha256))
+        : undefined,
+      previousTokenExpiresAt: isSet(object.previousTokenExpiresAt)
+        ? fromJsonTimestamp(object.previousTokenExpiresAt)
+        : isSet(object.previous_token_expires_at)
+        ? fromJsonTimestamp(object.previous_token_expires_at)
+        : undefined,
     };
   },
 
@@ -8099,6 +8193,12 @@ export const ResolveIntegrationEndpointResponse: MessageFns<ResolveIntegrationEn
     if (message.tier !== 0) {
       obj.tier = planToJSON(message.tier);
     }
+    if (message.previousTokenSha256 !== undefined) {
+      obj.previousTokenSha256 = base64FromBytes(message.previousTokenSha256);
+    }
+    if (message.previousTokenExpiresAt !== undefined) {
+      obj.previousTokenExpiresAt = message.previousTokenExpiresAt.toISOString();
+    }
     return obj;
   },
 
@@ -8113,6 +8213,8 @@ export const ResolveIntegrationEndpointResponse: MessageFns<ResolveIntegrationEn
     message.type = object.type ?? 0;
     message.tokenSha256 = object.tokenSha256 ?? Buffer.alloc(0);
     message.tier = object.tier ?? 0;
+    message.previousTokenSha256 = object.previousTokenSha256 ?? undefined;
+    message.previousTokenExpiresAt = object.previousTokenExpiresAt ?? undefined;
     return message;
   },
 };
