@@ -18,12 +18,18 @@ import { startSmtpSink } from "./smtp-sink.js";
  */
 const repoRoot = fileURLToPath(new URL("..", import.meta.url));
 const redisUrl = inject("redisUrl");
+const mongoUrl = inject("mongoUrl");
 const ADMIN = "admin-token-mail-durability-0123456789";
 const SECRET = "mail-durability-secret-key-0123456789";
 
 const variants: Array<[string, Record<string, string>, boolean]> = [
   ["the durable local queue", { REDIS_URL: "" }, true],
   ["BullMQ", { REDIS_URL: redisUrl ?? "" }, !!redisUrl],
+  [
+    "MongoDB (FerretDB) and BullMQ",
+    { MONGO_URL: mongoUrl ?? "", MONGO_DB: `tocsin_mail_durability_${process.pid}`, REDIS_URL: redisUrl ?? "" },
+    !!mongoUrl && !!redisUrl,
+  ],
 ];
 
 describe("alert e-mails survive SIGKILL of alert-service", () => {

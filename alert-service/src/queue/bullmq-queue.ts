@@ -127,6 +127,10 @@ export class BullmqJobQueue implements JobQueue {
         // Jobs take milliseconds: a worker that died is noticed within ~10 s, not BullMQ's 30 s.
         lockDuration: 10_000,
         stalledInterval: 5_000,
+        // A job whose worker died is put back, however often that happens: BullMQ's default (1)
+        // fails a job caught by a second crash, and a job here is an acknowledged alert or mail.
+        // Jobs are idempotent, so running one again is safe.
+        maxStalledCount: Number.MAX_SAFE_INTEGER,
         settings: { backoffStrategy: (attemptsMade: number) => (this.opts.retry ?? DEFAULT_RETRY).backoff(attemptsMade) },
       });
       worker.on("error", (err) => this.opts.logger.warn({ err }, "worker error"));
@@ -134,7 +138,9 @@ export class BullmqJobQueue implements JobQueue {
       worker.on("failed", (job, err) => {
         if (!job) return;
         const final = err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1);
-        if (final) this.publish(job.id, { state: "failed", error: err.message });
+        if (!final) return;
+        this.opts.logger.warn({ err, jobId: job.id, job: job.name }, "job failed for good");
+        this.publish(job.id, { state: "failed", error: err.message });
       });
       return worker;
     });
