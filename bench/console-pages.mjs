@@ -89,7 +89,7 @@ async function seed(url) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main() {
-  const sys = await startSystem({ env: { ADMIN_PASSWORD } });
+  const sys = await startSystem({ env: { ADMIN_PASSWORD, WEBHOOK_RATE_LIMIT_PER_MINUTE: "0" } });
   try {
     await seed(sys.url);
     const browser = await chromium.launch({
@@ -114,8 +114,13 @@ async function main() {
       ["Project overview", p, ["h1", "^Alerts$"]],
       ["Alerts list (Open tab, 20 rows, counts)", `${p}/-/alert_management`, ["tbody a", "^Alert \\d+$"]],
       [
-        "Alerts list, sorted by events, a middle page",
+        "Alerts list, Open tab, sorted by events, a middle page",
         `${p}/-/alert_management?order_by=events&sort=desc&page=${Math.max(1, Math.floor(ALERTS / 40))}`,
+        ["tbody a", "^Alert \\d+$"],
+      ],
+      [
+        "Alerts list, All tab, sorted by events, a middle page",
+        `${p}/-/alert_management?status=all&order_by=events&sort=desc&page=${Math.max(1, Math.floor(ALERTS / 40))}`,
         ["tbody a", "^Alert \\d+$"],
       ],
       ["Alerts list, search", `${p}/-/alert_management?search=Alert%20${ALERTS - 1}`, ["tbody a", `^Alert ${ALERTS - 1}$`]],

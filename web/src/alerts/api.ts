@@ -32,6 +32,15 @@ async function listPage(
  * the page is cut from the two lists' heads, merged in the API's order.
  */
 async function openPage(fullPath: string, p: ListParams, signal: AbortSignal) {
+  // When one of the two statuses has no alert, the page is the other list's page: one request,
+  // however deep the page (a merge reads page × 20 alerts of each status).
+  const [triggered, acknowledged] = await Promise.all(
+    (["triggered", "acknowledged"] as const).map((status) => listPage(fullPath, status, p, 1, 1, signal)),
+  );
+  if (triggered && acknowledged && (triggered.info.total === 0 || acknowledged.info.total === 0)) {
+    const only = triggered.info.total === 0 ? "acknowledged" : "triggered";
+    return listPage(fullPath, only, p, p.page, p.perPage, signal);
+  }
   const need = p.page * p.perPage;
   const heads = await Promise.all(
     (["triggered", "acknowledged"] as const).map(async (status) => {
