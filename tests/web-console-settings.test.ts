@@ -21,9 +21,14 @@ const ADMIN_PASSWORD = "root-password-for-tests";
 const PASSWORD = "maria-password-123";
 const POLL = { timeout: 30_000 };
 
+/** axe (no serious or critical violation) and a screenshot, in the light and in the dark scheme. */
 async function checkPage(tab: Tab, name: string, fullPage = true) {
   expect(await seriousA11yViolations(tab.page), `accessibility of ${name}`).toEqual([]);
   await screenshot(tab.page, name, fullPage);
+  await tab.page.emulateMedia({ colorScheme: "dark" });
+  expect(await seriousA11yViolations(tab.page), `accessibility of ${name} (dark)`).toEqual([]);
+  await screenshot(tab.page, `${name}-dark`, fullPage);
+  await tab.page.emulateMedia({ colorScheme: "light" });
 }
 
 async function signIn(page: Page, login: string, password: string) {
