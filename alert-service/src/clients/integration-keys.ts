@@ -16,6 +16,7 @@ function toKey(key: authV1.IntegrationKey | undefined): IntegrationKey {
     endpointIdentifier: key.endpointIdentifier,
     token: key.token,
     active: key.active,
+    signingEnabled: key.signingEnabled,
     ...(key.previousTokenExpiresAt ? { previousTokenExpiresAt: key.previousTokenExpiresAt } : {}),
   };
 }
@@ -36,6 +37,9 @@ export function createIntegrationKeys(auth: AuthClient): IntegrationKeys {
     },
     async reset(integrationId, graceSeconds, ctx) {
       return toKey((await auth.resetIntegrationKey({ integrationId, gracePeriodSeconds: graceSeconds }, internal(ctx))).key);
+    },
+    async setSigningSecret(integrationId, enabled, ctx) {
+      return (await auth.setIntegrationSigningSecret({ integrationId, enabled }, internal(ctx))).signingSecret;
     },
     async delete(integrationId, ctx) {
       await auth.deleteIntegrationKey({ integrationId }, internal(ctx));

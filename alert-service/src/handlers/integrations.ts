@@ -15,6 +15,7 @@ export type IntegrationHandlers = Pick<
   | "updateHttpIntegration"
   | "deleteHttpIntegration"
   | "resetHttpIntegrationToken"
+  | "setHttpIntegrationSigningSecret"
   | "getPrometheusIntegration"
   | "updatePrometheusIntegration"
   | "resetPrometheusIntegrationToken"
@@ -38,6 +39,7 @@ function toIntegrationMessage(view: IntegrationView): alertV1.Integration {
     rateLimitPerMinute: view.rateLimitPerMinute ?? 0,
     tokenLastUsedAt: view.tokenLastUsedAt ?? undefined,
     previousTokenExpiresAt: view.previousTokenExpiresAt ?? undefined,
+    signingEnabled: view.signingEnabled,
     createdAt: view.createdAt,
     updatedAt: view.updatedAt,
   };
@@ -80,6 +82,9 @@ export function integrationHandlers(m: IntegrationsUseCases): IntegrationHandler
     },
     async resetHttpIntegrationToken(req, ctx) {
       return one(await m.resetHttpToken(project(req), req.integrationId, req.gracePeriodSeconds ?? 0, ctx));
+    },
+    async setHttpIntegrationSigningSecret(req, ctx) {
+      return { signingSecret: await m.setHttpSigningSecret(project(req), req.integrationId, req.enabled, ctx) };
     },
     async getPrometheusIntegration(req, ctx) {
       return one(await m.getPrometheus(project(req), ctx));

@@ -46,6 +46,8 @@ export interface EndpointResolution {
   /** The key before the last reset while its grace lasts (the gateway checks the time too). */
   previousTokenSha256?: string;
   previousTokenExpiresAt?: Date;
+  /** The plain signing secret while signed payloads are on. */
+  signingSecret?: string;
 }
 
 const notFoundResolution = (projectId = 0, tier: PlanName = "free"): EndpointResolution => ({
@@ -111,6 +113,7 @@ export class IntegrationKeyService {
           createdAt: this.clock.now(),
           previousTokenSha256: null,
           previousTokenExpiresAt: null,
+          sealedSigningSecret: null,
         });
       } catch (err) {
         if (attempt > 0 || !AppError.is(err) || err.reason !== "ENDPOINT_TAKEN") throw err;
@@ -156,6 +159,18 @@ export class IntegrationKeyService {
     return { record: updated, token };
   }
 
+  /** A new signing secret (returned once, kept sealed), or signing off when not `enabled`. */
+  async setSigningSecret(ctx: CallContext, integrationId: number, enabled: boolean): Promise<{ secret: string; key: KeyView }> {
+    const { view } = await this.existing(ctx, integrationId);
+    const secret = enabled ? randomHex(32) : "";
+    const updated = await this.store.updateIntegrationKey(integrationId, {
+      sealedSigningSecret: enabled ? this.sealer.seal(secret) : null,
+    });
+    if (!updated) throw notFound("Integration");
+    this.changed(view);
+    return { secret, key: this.toView(updated) };
+  }
+
   /** Idempotent. */
   async delete(ctx: CallContext, integrationId: number): Promise<void> {
     const key = await this.store.getIntegrationKey(integrationId);
@@ -193,6 +208,7 @@ export class IntegrationKeyService {
       tokenSha256: key.tokenSha256,
       tier,
       ...previous,
+      ...(key.sealedSigningSecret ? { signingSecret: this.sealer.open(key.sealedSigningSecret) } : {}),
     };
   }
 }

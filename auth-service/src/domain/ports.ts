@@ -44,6 +44,7 @@ export interface KeyPatch {
   tokenSha256?: string;
   previousTokenSha256?: string | null;
   previousTokenExpiresAt?: Date | null;
+  sealedSigningSecret?: string | null;
 }
 
 /**

@@ -101,6 +101,8 @@ export interface IntegrationKeyRecord {
   /** SHA-256 of the key before the last reset, valid until previousTokenExpiresAt (rotation with overlap). */
   previousTokenSha256: string | null;
   previousTokenExpiresAt: Date | null;
+  /** The signing secret (64 hex) sealed like the key; null while signed payloads are off. */
+  sealedSigningSecret: string | null;
 }
 
 /** A console session. The plain token lives only in the browser's cookie. */

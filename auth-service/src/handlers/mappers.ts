@@ -138,6 +138,7 @@ export const toKey = (k: KeyView): authV1.IntegrationKey => ({
   active: k.record.active,
   createdAt: k.record.createdAt,
   previousTokenExpiresAt: k.record.previousTokenExpiresAt ?? undefined,
+  signingEnabled: k.record.sealedSigningSecret !== null,
 });
 
 export const toResolution = (r: EndpointResolution): authV1.ResolveIntegrationEndpointResponse => ({
@@ -149,4 +150,5 @@ export const toResolution = (r: EndpointResolution): authV1.ResolveIntegrationEn
   tier: planToProto(r.tier),
   ...(r.previousTokenSha256 ? { previousTokenSha256: Buffer.from(r.previousTokenSha256, "hex") } : {}),
   previousTokenExpiresAt: r.previousTokenExpiresAt,
+  signingSecret: r.signingSecret ?? "",
 });

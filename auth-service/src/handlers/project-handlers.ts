@@ -15,6 +15,7 @@ type ProjectKeys =
   | "setIntegrationKeyActive"
   | "resetIntegrationKey"
   | "deleteIntegrationKey"
+  | "setIntegrationSigningSecret"
   | "resolveIntegrationEndpoint";
 
 /** Projects, memberships and integration keys. */
@@ -34,6 +35,10 @@ export function projectHandlers(u: UseCases): Pick<ServiceHandlers<Def>, Project
     resetIntegrationKey: async (req, ctx) => ({
       key: toKey(await u.keys.reset(ctx, req.integrationId, req.gracePeriodSeconds ?? 0)),
     }),
+    setIntegrationSigningSecret: async (req, ctx) => {
+      const { secret, key } = await u.keys.setSigningSecret(ctx, req.integrationId, req.enabled);
+      return { signingSecret: secret, key: toKey(key) };
+    },
     deleteIntegrationKey: async (req, ctx) => {
       await u.keys.delete(ctx, req.integrationId);
       return {};

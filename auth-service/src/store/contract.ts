@@ -44,6 +44,7 @@ const key = (integrationId: number, projectId: number, endpointIdentifier: strin
   createdAt,
   previousTokenSha256: null,
   previousTokenExpiresAt: null,
+  sealedSigningSecret: null,
 });
 
 /** The behaviour every AuthStore adapter must have; run against SQLite and MongoDB. */
@@ -200,6 +201,10 @@ export function describeAuthStoreContract(name: string, makeStore: () => Promise
         previousTokenSha256: null,
         previousTokenExpiresAt: null,
       });
+      expect(await store.updateIntegrationKey(1, { sealedSigningSecret: "sealed" })).toMatchObject({
+        sealedSigningSecret: "sealed",
+      });
+      expect(await store.updateIntegrationKey(1, { sealedSigningSecret: null })).toMatchObject({ sealedSigningSecret: null });
       expect(await store.updateIntegrationKey(99, { active: false })).toBeNull();
       expect(await store.deleteIntegrationKey(2)).toEqual(b);
       expect(await store.deleteIntegrationKey(2)).toBeNull();

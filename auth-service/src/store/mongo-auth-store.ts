@@ -364,6 +364,7 @@ export class MongoAuthStore implements AuthStore {
     if (patch.tokenSha256 !== undefined) set.tokenSha256 = patch.tokenSha256;
     if (patch.previousTokenSha256 !== undefined) set.previousTokenSha256 = patch.previousTokenSha256;
     if (patch.previousTokenExpiresAt !== undefined) set.previousTokenExpiresAt = patch.previousTokenExpiresAt;
+    if (patch.sealedSigningSecret !== undefined) set.sealedSigningSecret = patch.sealedSigningSecret;
     if (Object.keys(set).length === 0) return this.getIntegrationKey(integrationId);
     const doc = await this.c.keys.findOneAndUpdate({ _id: integrationId }, { $set: set }, { returnDocument: "after" });
     return doc ? fromDoc.key(doc) : null;

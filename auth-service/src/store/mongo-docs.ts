@@ -91,5 +91,6 @@ export const fromDoc = {
     // Absent on documents written before key rotation with overlap.
     previousTokenSha256: d.previousTokenSha256 ?? null,
     previousTokenExpiresAt: d.previousTokenExpiresAt ?? null,
+    sealedSigningSecret: d.sealedSigningSecret ?? null,
   }),
 };

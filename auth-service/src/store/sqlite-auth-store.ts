@@ -353,6 +353,7 @@ export class SqliteAuthStore implements AuthStore {
     if (patch.sealedToken !== undefined) columns.push(["sealed_token", patch.sealedToken]);
     if (patch.tokenSha256 !== undefined) columns.push(["token_sha256", patch.tokenSha256]);
     if (patch.previousTokenSha256 !== undefined) columns.push(["previous_token_sha256", patch.previousTokenSha256]);
+    if (patch.sealedSigningSecret !== undefined) columns.push(["sealed_signing_secret", patch.sealedSigningSecret]);
     if (patch.previousTokenExpiresAt !== undefined)
       columns.push(["previous_token_expires_at", patch.previousTokenExpiresAt?.toISOString() ?? null]);
     if (columns.length) {

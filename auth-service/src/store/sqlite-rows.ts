@@ -100,4 +100,5 @@ export const key = (r: Row): IntegrationKeyRecord => ({
   createdAt: date(r.created_at),
   previousTokenSha256: r.previous_token_sha256 ? str(r.previous_token_sha256) : null,
   previousTokenExpiresAt: r.previous_token_expires_at ? date(r.previous_token_expires_at) : null,
+  sealedSigningSecret: r.sealed_signing_secret ? str(r.sealed_signing_secret) : null,
 });

@@ -107,4 +107,5 @@ export const SQLITE_ADDED_COLUMNS: [string, string, string][] = [
   ["users", "password_hash", "TEXT"],
   ["integration_keys", "previous_token_sha256", "TEXT"],
   ["integration_keys", "previous_token_expires_at", "TEXT"],
+  ["integration_keys", "sealed_signing_secret", "TEXT"],
 ];

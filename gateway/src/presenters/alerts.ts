@@ -39,6 +39,7 @@ export function toIntegrationJson(i: alertV1.Integration) {
     json.token_last_used_at = isoTime(i.tokenLastUsedAt);
     json.previous_token_expires_at = isoTime(i.previousTokenExpiresAt);
   }
+  if (i.type === "http") json.signing_enabled = i.signingEnabled;
   return json;
 }
 

@@ -118,6 +118,19 @@ export function alertManagementRoutes(deps: GatewayDeps): Router {
     res.json(toIntegrationJson(must(integration, "integration")));
   });
 
+  // Signed payloads (PRODUCT.md section 10): POST issues a secret (shown once), DELETE turns signing off.
+  router.post(`${BASE}/http_integrations/:integration_id/signing_secret`, async (req, res) => {
+    const request = { projectIdOrPath: projectOf(req), integrationId: pathInt(req, "integration_id"), enabled: true };
+    const { signingSecret } = await alert.setHttpIntegrationSigningSecret(request, callContext(res));
+    res.status(201).json({ signing_secret: signingSecret });
+  });
+
+  router.delete(`${BASE}/http_integrations/:integration_id/signing_secret`, async (req, res) => {
+    const request = { projectIdOrPath: projectOf(req), integrationId: pathInt(req, "integration_id"), enabled: false };
+    await alert.setHttpIntegrationSigningSecret(request, callContext(res));
+    res.status(204).end();
+  });
+
   router.post(`${BASE}/http_integrations/:integration_id/test_alert`, rawTextBody, async (req, res) => {
     const dryRun = optionalBoolean(req.query as Record<string, unknown>, "dry_run") ?? false;
     // The raw text: alert-service decides whether it is a valid payload.

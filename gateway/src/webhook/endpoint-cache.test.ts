@@ -25,6 +25,7 @@ async function stubAuth() {
           tokenSha256: Buffer.alloc(known ? 32 : 0),
           tier: authV1.Plan.PLAN_FREE,
           previousTokenExpiresAt: undefined,
+          signingSecret: "",
         };
       },
       watchIntegrationKeys: (_req, _ctx, stream) =>

@@ -22,6 +22,7 @@ import {
   webhookPayloadTooLarge,
   webhookUnauthorized,
 } from "./respond.js";
+import { SIGNATURE_HEADER, signatureRefused, verifySignature } from "./signature.js";
 
 const State = authV1.EndpointState;
 
@@ -53,10 +54,18 @@ async function authorise(
   return found;
 }
 
-/** Steps 4–5: the body, never read past 1 MiB, then its content. */
-async function readPayload(req: Request): Promise<string> {
+/**
+ * Steps 4–5: the body, never read past 1 MiB, then (for an integration with a signing secret)
+ * its X-Tocsin-Signature over the raw bytes, then its content.
+ */
+async function readPayload(req: Request, signingSecret: string): Promise<string> {
   const read = await readBoundedBody(req);
   if (!read.ok) throw read.problem.kind === "too_large" ? webhookPayloadTooLarge() : webhookBadRequest(read.problem.message);
+  if (signingSecret) {
+    const header = req.headers[SIGNATURE_HEADER];
+    const verdict = verifySignature(Array.isArray(header) ? header[0] : header, signingSecret, read.bytes, Date.now() / 1000);
+    if (verdict !== "ok") throw signatureRefused(verdict);
+  }
   const encoding = req.headers["content-encoding"];
   if (encoding && encoding.trim().toLowerCase() !== "identity") {
     throw webhookBadRequest(`Content-Encoding '${encoding.slice(0, 40)}' is not supported: send the JSON body uncompressed`);
@@ -90,7 +99,9 @@ export function webhookRouter(deps: GatewayDeps, throttle: CredentialThrottle, r
         if (err instanceof AppError && err.code === "UNAUTHENTICATED") await throttle.failed(address);
         throw err;
       });
-      const payloadJson = await readPayload(req);
+      // A missing signature is refused before the body is read.
+      if (found.signingSecret && !req.headers[SIGNATURE_HEADER]) throw signatureRefused("missing");
+      const payloadJson = await readPayload(req, found.signingSecret);
       res.removeHeader("Connection");
       const idempotencyKey = idempotencyKeyOf(req.headers["idempotency-key"]);
       if (idempotencyKey === null) throw webhookBadRequest("Idempotency-Key must be 1 to 255 visible ASCII characters");

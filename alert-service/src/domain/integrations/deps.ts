@@ -41,6 +41,7 @@ export function toView(
     token: key?.token ?? "",
     endpointIdentifier: key?.endpointIdentifier ?? "",
     previousTokenExpiresAt: key?.previousTokenExpiresAt ?? null,
+    signingEnabled: key?.signingEnabled ?? false,
   };
 }
 

@@ -167,3 +167,16 @@ export async function resetHttpIntegrationToken(
   const key = await deps.keys.reset(id, graceSeconds, internal(ctx));
   return toView(deps, project, record, key);
 }
+
+/** POST (enabled) / DELETE (not) `.../signing_secret`: the new secret, shown once, or "". */
+export async function setHttpIntegrationSigningSecret(
+  deps: IntegrationsDeps,
+  idOrPath: string,
+  id: number,
+  enabled: boolean,
+  ctx: CallContext,
+): Promise<string> {
+  const { record } = await loadHttp(deps, idOrPath, id, ctx);
+  await keyOf(deps, record, ctx);
+  return deps.keys.setSigningSecret(id, enabled, internal(ctx));
+}

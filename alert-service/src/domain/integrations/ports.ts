@@ -33,6 +33,8 @@ export interface IntegrationKey {
   active: boolean;
   /** Until when the key before the last reset still works; undefined when it does not. */
   previousTokenExpiresAt?: Date;
+  /** Set while posts must carry X-Tocsin-Signature. */
+  signingEnabled: boolean;
 }
 
 /** Port over auth-service's integration key RPCs (always called as a trusted internal caller). */
@@ -43,6 +45,8 @@ export interface IntegrationKeys {
   setActive(integrationId: number, active: boolean, ctx: CallContext): Promise<IntegrationKey>;
   /** A new key; the old one keeps working `graceSeconds` (0 = stops at once). */
   reset(integrationId: number, graceSeconds: number, ctx: CallContext): Promise<IntegrationKey>;
+  /** A new signing secret (returned once), or "" after turning signing off. */
+  setSigningSecret(integrationId: number, enabled: boolean, ctx: CallContext): Promise<string>;
   /** Idempotent. */
   delete(integrationId: number, ctx: CallContext): Promise<void>;
 }

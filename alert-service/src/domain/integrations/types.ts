@@ -52,6 +52,8 @@ export interface IntegrationView extends IntegrationRecord {
   token: string;
   endpointIdentifier: string;
   previousTokenExpiresAt: Date | null;
+  /** Set while posts must carry X-Tocsin-Signature. */
+  signingEnabled: boolean;
 }
 
 export interface IntegrationSummary {

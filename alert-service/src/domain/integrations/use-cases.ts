@@ -9,6 +9,7 @@ import {
   deleteHttpIntegration,
   getHttpIntegration,
   resetHttpIntegrationToken,
+  setHttpIntegrationSigningSecret,
   type UpdateHttpInput,
   updateHttpIntegration,
 } from "./http-integrations.js";
@@ -49,6 +50,7 @@ export interface IntegrationsUseCases {
     ctx: CallContext,
   ): Promise<{ integration: IntegrationView; mappingCleared: boolean }>;
   deleteHttp(idOrPath: string, id: number, ctx: CallContext): Promise<void>;
+  setHttpSigningSecret(idOrPath: string, id: number, enabled: boolean, ctx: CallContext): Promise<string>;
   resetHttpToken(idOrPath: string, id: number, graceSeconds: number, ctx: CallContext): Promise<IntegrationView>;
   getPrometheus(idOrPath: string, ctx: CallContext): Promise<IntegrationView>;
   updatePrometheus(idOrPath: string, input: SingletonInput, ctx: CallContext): Promise<IntegrationView>;
@@ -88,6 +90,7 @@ export function createIntegrationsUseCases(options: IntegrationsModuleOptions): 
     getHttp: (idOrPath, id, ctx) => getHttpIntegration(deps, idOrPath, id, ctx),
     updateHttp: (idOrPath, id, input, ctx) => updateHttpIntegration(deps, idOrPath, id, input, ctx),
     deleteHttp: (idOrPath, id, ctx) => deleteHttpIntegration(deps, idOrPath, id, ctx),
+    setHttpSigningSecret: (idOrPath, id, enabled, ctx) => setHttpIntegrationSigningSecret(deps, idOrPath, id, enabled, ctx),
     resetHttpToken: (idOrPath, id, graceSeconds, ctx) => resetHttpIntegrationToken(deps, idOrPath, id, graceSeconds, ctx),
     getPrometheus: (idOrPath, ctx) => getPrometheusIntegration(deps, idOrPath, ctx),
     updatePrometheus: (idOrPath, input, ctx) => updatePrometheusIntegration(deps, idOrPath, input, ctx),

@@ -55,7 +55,11 @@ export interface Integration {
     | Date
     | undefined;
   /** Until when the key before the last reset still works; unset when it does not. */
-  previousTokenExpiresAt: Date | undefined;
+  previousTokenExpiresAt:
+    | Date
+    | undefined;
+  /** Set while posts must carry X-Tocsin-Signature (HTTP integrations). */
+  signingEnabled: boolean;
 }
 
 export interface IntegrationSummary {
@@ -135,6 +139,17 @@ export interface ResetHttpIntegrationTokenRequest {
 
 export interface ResetHttpIntegrationTokenResponse {
   integration: Integration | undefined;
+}
+
+export interface SetHttpIntegrationSigningSecretRequest {
+  projectIdOrPath: string;
+  integrationId: number;
+  enabled: boolean;
+}
+
+export interface SetHttpIntegrationSigningSecretResponse {
+  /** 64 lowercase hex characters; empty when signing was turned off. */
+  signingSecret: string;
 }
 
 export interface GetPrometheusIntegrationRequest {
@@ -443,6 +458,7 @@ function createBaseIntegration(): Integration {
     rateLimitPerMinute: 0,
     tokenLastUsedAt: undefined,
     previousTokenExpiresAt: undefined,
+    signingEnabled: false,
   };
 }
 
@@ -492,6 +508,9 @@ export const Integration: MessageFns<Integration> = {
     }
     if (message.previousTokenExpiresAt !== undefined) {
       Timestamp.encode(toTimestamp(message.previousTokenExpiresAt), writer.uint32(122).fork()).join();
+    }
+    if (message.signingEnabled !== false) {
+      writer.uint32(128).bool(message.signingEnabled);
     }
     return writer;
   },
@@ -629,6 +648,14 @@ export const Integration: MessageFns<Integration> = {
             message.previousTokenExpiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.signingEnabled = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -694,6 +721,11 @@ export const Integration: MessageFns<Integration> = {
         : isSet(object.previous_token_expires_at)
         ? fromJsonTimestamp(object.previous_token_expires_at)
         : undefined,
+      signingEnabled: isSet(object.signingEnabled)
+        ? globalThis.Boolean(object.signingEnabled)
+        : isSet(object.signing_enabled)
+        ? globalThis.Boolean(object.signing_enabled)
+        : false,
     };
   },
 
@@ -744,6 +776,9 @@ export const Integration: MessageFns<Integration> = {
     if (message.previousTokenExpiresAt !== undefined) {
       obj.previousTokenExpiresAt = message.previousTokenExpiresAt.toISOString();
     }
+    if (message.signingEnabled !== false) {
+      obj.signingEnabled = message.signingEnabled;
+    }
     return obj;
   },
 
@@ -767,6 +802,7 @@ export const Integration: MessageFns<Integration> = {
     message.rateLimitPerMinute = object.rateLimitPerMinute ?? 0;
     message.tokenLastUsedAt = object.tokenLastUsedAt ?? undefined;
     message.previousTokenExpiresAt = object.previousTokenExpiresAt ?? undefined;
+    message.signingEnabled = object.signingEnabled ?? false;
     return message;
   },
 };
@@ -2062,6 +2098,188 @@ export const ResetHttpIntegrationTokenResponse: MessageFns<ResetHttpIntegrationT
     message.integration = (object.integration !== undefined && object.integration !== null)
       ? Integration.fromPartial(object.integration)
       : undefined;
+    return message;
+  },
+};
+
+function createBaseSetHttpIntegrationSigningSecretRequest(): SetHttpIntegrationSigningSecretRequest {
+  return { projectIdOrPath: "", integrationId: 0, enabled: false };
+}
+
+export const SetHttpIntegrationSigningSecretRequest: MessageFns<SetHttpIntegrationSigningSecretRequest> = {
+  encode(message: SetHttpIntegrationSigningSecretRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.projectIdOrPath !== "") {
+      writer.uint32(10).string(message.projectIdOrPath);
+    }
+    if (message.integrationId !== 0) {
+      writer.uint32(16).int64(message.integrationId);
+    }
+    if (message.enabled !== false) {
+      writer.uint32(24).bool(message.enabled);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetHttpIntegrationSigningSecretRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetHttpIntegrationSigningSecretRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.projectIdOrPath = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.integrationId = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.enabled = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetHttpIntegrationSigningSecretRequest {
+    return {
+      projectIdOrPath: isSet(object.projectIdOrPath)
+        ? globalThis.String(object.projectIdOrPath)
+        : isSet(object.project_id_or_path)
+        ? globalThis.String(object.project_id_or_path)
+        : "",
+      integrationId: isSet(object.integrationId)
+        ? globalThis.Number(object.integrationId)
+        : isSet(object.integration_id)
+        ? globalThis.Number(object.integration_id)
+        : 0,
+      enabled: isSet(object.enabled) ? globalThis.Boolean(object.enabled) : false,
+    };
+  },
+
+  toJSON(message: SetHttpIntegrationSigningSecretRequest): unknown {
+    const obj: any = {};
+    if (message.projectIdOrPath !== "") {
+      obj.projectIdOrPath = message.projectIdOrPath;
+    }
+    if (message.integrationId !== 0) {
+      obj.integrationId = Math.round(message.integrationId);
+    }
+    if (message.enabled !== false) {
+      obj.enabled = message.enabled;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SetHttpIntegrationSigningSecretRequest>): SetHttpIntegrationSigningSecretRequest {
+    return SetHttpIntegrationSigningSecretRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SetHttpIntegrationSigningSecretRequest>): SetHttpIntegrationSigningSecretRequest {
+    const message = createBaseSetHttpIntegrationSigningSecretRequest();
+    message.projectIdOrPath = object.projectIdOrPath ?? "";
+    message.integrationId = object.integrationId ?? 0;
+    message.enabled = object.enabled ?? false;
+    return message;
+  },
+};
+
+function createBaseSetHttpIntegrationSigningSecretResponse(): SetHttpIntegrationSigningSecretResponse {
+  return { signingSecret: "" };
+}
+
+export const SetHttpIntegrationSigningSecretResponse: MessageFns<SetHttpIntegrationSigningSecretResponse> = {
+  encode(message: SetHttpIntegrationSigningSecretResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.signingSecret !== "") {
+      writer.uint32(10).string(message.signingSecret);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetHttpIntegrationSigningSecretResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetHttpIntegrationSigningSecretResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.signingSecret = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetHttpIntegrationSigningSecretResponse {
+    return {
+      signingSecret: isSet(object.signingSecret)
+        ? globalThis.String(object.signingSecret)
+        : isSet(object.signing_secret)
+        ? globalThis.String(object.signing_secret)
+        : "",
+    };
+  },
+
+  toJSON(message: SetHttpIntegrationSigningSecretResponse): unknown {
+    const obj: any = {};
+    if (message.signingSecret !== "") {
+      obj.signingSecret = message.signingSecret;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SetHttpIntegrationSigningSecretResponse>): SetHttpIntegrationSigningSecretResponse {
+    return SetHttpIntegrationSigningSecretResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SetHttpIntegrationSigningSecretResponse>): SetHttpIntegrationSigningSecretResponse {
+    const message = createBaseSetHttpIntegrationSigningSecretResponse();
+    message.signingSecret = object.signingSecret ?? "";
     return message;
   },
 };
@@ -6570,6 +6788,20 @@ export const AlertServiceService = {
     responseDeserialize: (value: Buffer): ResetHttpIntegrationTokenResponse =>
       ResetHttpIntegrationTokenResponse.decode(value),
   },
+  /** Issues a new signing secret (enabled; shown once) or turns signed payloads off (not enabled). */
+  setHttpIntegrationSigningSecret: {
+    path: "/alert.v1.AlertService/SetHttpIntegrationSigningSecret" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetHttpIntegrationSigningSecretRequest): Buffer =>
+      Buffer.from(SetHttpIntegrationSigningSecretRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetHttpIntegrationSigningSecretRequest =>
+      SetHttpIntegrationSigningSecretRequest.decode(value),
+    responseSerialize: (value: SetHttpIntegrationSigningSecretResponse): Buffer =>
+      Buffer.from(SetHttpIntegrationSigningSecretResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetHttpIntegrationSigningSecretResponse =>
+      SetHttpIntegrationSigningSecretResponse.decode(value),
+  },
   /** The project's Prometheus integration (created inactive on first use). */
   getPrometheusIntegration: {
     path: "/alert.v1.AlertService/GetPrometheusIntegration" as const,
@@ -6779,6 +7011,11 @@ export interface AlertServiceServer extends UntypedServiceImplementation {
   deleteHttpIntegration: handleUnaryCall<DeleteHttpIntegrationRequest, DeleteHttpIntegrationResponse>;
   /** Issues a new key; the old one stops working at once. */
   resetHttpIntegrationToken: handleUnaryCall<ResetHttpIntegrationTokenRequest, ResetHttpIntegrationTokenResponse>;
+  /** Issues a new signing secret (enabled; shown once) or turns signed payloads off (not enabled). */
+  setHttpIntegrationSigningSecret: handleUnaryCall<
+    SetHttpIntegrationSigningSecretRequest,
+    SetHttpIntegrationSigningSecretResponse
+  >;
   /** The project's Prometheus integration (created inactive on first use). */
   getPrometheusIntegration: handleUnaryCall<GetPrometheusIntegrationRequest, GetPrometheusIntegrationResponse>;
   updatePrometheusIntegration: handleUnaryCall<UpdatePrometheusIntegrationRequest, UpdatePrometheusIntegrationResponse>;
@@ -6915,6 +7152,22 @@ export interface AlertServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ResetHttpIntegrationTokenResponse) => void,
+  ): ClientUnaryCall;
+  /** Issues a new signing secret (enabled; shown once) or turns signed payloads off (not enabled). */
+  setHttpIntegrationSigningSecret(
+    request: SetHttpIntegrationSigningSecretRequest,
+    callback: (error: ServiceError | null, response: SetHttpIntegrationSigningSecretResponse) => void,
+  ): ClientUnaryCall;
+  setHttpIntegrationSigningSecret(
+    request: SetHttpIntegrationSigningSecretRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetHttpIntegrationSigningSecretResponse) => void,
+  ): ClientUnaryCall;
+  setHttpIntegrationSigningSecret(
+    request: SetHttpIntegrationSigningSecretRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetHttpIntegrationSigningSecretResponse) => void,
   ): ClientUnaryCall;
   /** The project's Prometheus integration (created inactive on first use). */
   getPrometheusIntegration(

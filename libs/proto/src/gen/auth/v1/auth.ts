@@ -403,7 +403,11 @@ export interface IntegrationKey {
     | Date
     | undefined;
   /** Until when the key before the last reset still works; unset when it does not. */
-  previousTokenExpiresAt: Date | undefined;
+  previousTokenExpiresAt:
+    | Date
+    | undefined;
+  /** Set while posts must carry X-Tocsin-Signature. */
+  signingEnabled: boolean;
 }
 
 export interface AuthenticateTokenRequest {
@@ -742,6 +746,17 @@ export interface ResetIntegrationKeyResponse {
   key: IntegrationKey | undefined;
 }
 
+export interface SetIntegrationSigningSecretRequest {
+  integrationId: number;
+  enabled: boolean;
+}
+
+export interface SetIntegrationSigningSecretResponse {
+  /** The new secret (64 lowercase hex characters), shown once; empty when signing was turned off. */
+  signingSecret: string;
+  key: IntegrationKey | undefined;
+}
+
 export interface DeleteIntegrationKeyRequest {
   integrationId: number;
 }
@@ -769,7 +784,11 @@ export interface ResolveIntegrationEndpointResponse {
     | Buffer
     | undefined;
   /** When that grace period ends (the gateway refuses the old key after it even from a cached answer). */
-  previousTokenExpiresAt: Date | undefined;
+  previousTokenExpiresAt:
+    | Date
+    | undefined;
+  /** The integration's signing secret while signing is on (X-Tocsin-Signature); empty otherwise. */
+  signingSecret: string;
 }
 
 export interface WatchIntegrationKeysRequest {
@@ -2191,6 +2210,7 @@ function createBaseIntegrationKey(): IntegrationKey {
     active: false,
     createdAt: undefined,
     previousTokenExpiresAt: undefined,
+    signingEnabled: false,
   };
 }
 
@@ -2219,6 +2239,9 @@ export const IntegrationKey: MessageFns<IntegrationKey> = {
     }
     if (message.previousTokenExpiresAt !== undefined) {
       Timestamp.encode(toTimestamp(message.previousTokenExpiresAt), writer.uint32(66).fork()).join();
+    }
+    if (message.signingEnabled !== false) {
+      writer.uint32(72).bool(message.signingEnabled);
     }
     return writer;
   },
@@ -2300,6 +2323,14 @@ export const IntegrationKey: MessageFns<IntegrationKey> = {
             message.previousTokenExpiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.signingEnabled = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2342,6 +2373,11 @@ export const IntegrationKey: MessageFns<IntegrationKey> = {
         : isSet(object.previous_token_expires_at)
         ? fromJsonTimestamp(object.previous_token_expires_at)
         : undefined,
+      signingEnabled: isSet(object.signingEnabled)
+        ? globalThis.Boolean(object.signingEnabled)
+        : isSet(object.signing_enabled)
+        ? globalThis.Boolean(object.signing_enabled)
+        : false,
     };
   },
 
@@ -2371,6 +2407,9 @@ export const IntegrationKey: MessageFns<IntegrationKey> = {
     if (message.previousTokenExpiresAt !== undefined) {
       obj.previousTokenExpiresAt = message.previousTokenExpiresAt.toISOString();
     }
+    if (message.signingEnabled !== false) {
+      obj.signingEnabled = message.signingEnabled;
+    }
     return obj;
   },
 
@@ -2387,6 +2426,7 @@ export const IntegrationKey: MessageFns<IntegrationKey> = {
     message.active = object.active ?? false;
     message.createdAt = object.createdAt ?? undefined;
     message.previousTokenExpiresAt = object.previousTokenExpiresAt ?? undefined;
+    message.signingEnabled = object.signingEnabled ?? false;
     return message;
   },
 };
@@ -7775,6 +7815,186 @@ export const ResetIntegrationKeyResponse: MessageFns<ResetIntegrationKeyResponse
   },
 };
 
+function createBaseSetIntegrationSigningSecretRequest(): SetIntegrationSigningSecretRequest {
+  return { integrationId: 0, enabled: false };
+}
+
+export const SetIntegrationSigningSecretRequest: MessageFns<SetIntegrationSigningSecretRequest> = {
+  encode(message: SetIntegrationSigningSecretRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.integrationId !== 0) {
+      writer.uint32(8).int64(message.integrationId);
+    }
+    if (message.enabled !== false) {
+      writer.uint32(16).bool(message.enabled);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetIntegrationSigningSecretRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetIntegrationSigningSecretRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.integrationId = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.enabled = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetIntegrationSigningSecretRequest {
+    return {
+      integrationId: isSet(object.integrationId)
+        ? globalThis.Number(object.integrationId)
+        : isSet(object.integration_id)
+        ? globalThis.Number(object.integration_id)
+        : 0,
+      enabled: isSet(object.enabled) ? globalThis.Boolean(object.enabled) : false,
+    };
+  },
+
+  toJSON(message: SetIntegrationSigningSecretRequest): unknown {
+    const obj: any = {};
+    if (message.integrationId !== 0) {
+      obj.integrationId = Math.round(message.integrationId);
+    }
+    if (message.enabled !== false) {
+      obj.enabled = message.enabled;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SetIntegrationSigningSecretRequest>): SetIntegrationSigningSecretRequest {
+    return SetIntegrationSigningSecretRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SetIntegrationSigningSecretRequest>): SetIntegrationSigningSecretRequest {
+    const message = createBaseSetIntegrationSigningSecretRequest();
+    message.integrationId = object.integrationId ?? 0;
+    message.enabled = object.enabled ?? false;
+    return message;
+  },
+};
+
+function createBaseSetIntegrationSigningSecretResponse(): SetIntegrationSigningSecretResponse {
+  return { signingSecret: "", key: undefined };
+}
+
+export const SetIntegrationSigningSecretResponse: MessageFns<SetIntegrationSigningSecretResponse> = {
+  encode(message: SetIntegrationSigningSecretResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.signingSecret !== "") {
+      writer.uint32(10).string(message.signingSecret);
+    }
+    if (message.key !== undefined) {
+      IntegrationKey.encode(message.key, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetIntegrationSigningSecretResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetIntegrationSigningSecretResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.signingSecret = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.key = IntegrationKey.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetIntegrationSigningSecretResponse {
+    return {
+      signingSecret: isSet(object.signingSecret)
+        ? globalThis.String(object.signingSecret)
+        : isSet(object.signing_secret)
+        ? globalThis.String(object.signing_secret)
+        : "",
+      key: isSet(object.key) ? IntegrationKey.fromJSON(object.key) : undefined,
+    };
+  },
+
+  toJSON(message: SetIntegrationSigningSecretResponse): unknown {
+    const obj: any = {};
+    if (message.signingSecret !== "") {
+      obj.signingSecret = message.signingSecret;
+    }
+    if (message.key !== undefined) {
+      obj.key = IntegrationKey.toJSON(message.key);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SetIntegrationSigningSecretResponse>): SetIntegrationSigningSecretResponse {
+    return SetIntegrationSigningSecretResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SetIntegrationSigningSecretResponse>): SetIntegrationSigningSecretResponse {
+    const message = createBaseSetIntegrationSigningSecretResponse();
+    message.signingSecret = object.signingSecret ?? "";
+    message.key = (object.key !== undefined && object.key !== null)
+      ? IntegrationKey.fromPartial(object.key)
+      : undefined;
+    return message;
+  },
+};
+
 function createBaseDeleteIntegrationKeyRequest(): DeleteIntegrationKeyRequest {
   return { integrationId: 0 };
 }
@@ -8019,6 +8239,7 @@ function createBaseResolveIntegrationEndpointResponse(): ResolveIntegrationEndpo
     tier: 0,
     previousTokenSha256: undefined,
     previousTokenExpiresAt: undefined,
+    signingSecret: "",
   };
 }
 
@@ -8047,6 +8268,9 @@ export const ResolveIntegrationEndpointResponse: MessageFns<ResolveIntegrationEn
     }
     if (message.previousTokenExpiresAt !== undefined) {
       Timestamp.encode(toTimestamp(message.previousTokenExpiresAt), writer.uint32(66).fork()).join();
+    }
+    if (message.signingSecret !== "") {
+      writer.uint32(74).string(message.signingSecret);
     }
     return writer;
   },
@@ -8128,6 +8352,14 @@ export const ResolveIntegrationEndpointResponse: MessageFns<ResolveIntegrationEn
             message.previousTokenExpiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.signingSecret = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -8170,6 +8402,11 @@ export const ResolveIntegrationEndpointResponse: MessageFns<ResolveIntegrationEn
         : isSet(object.previous_token_expires_at)
         ? fromJsonTimestamp(object.previous_token_expires_at)
         : undefined,
+      signingSecret: isSet(object.signingSecret)
+        ? globalThis.String(object.signingSecret)
+        : isSet(object.signing_secret)
+        ? globalThis.String(object.signing_secret)
+        : "",
     };
   },
 
@@ -8199,6 +8436,9 @@ export const ResolveIntegrationEndpointResponse: MessageFns<ResolveIntegrationEn
     if (message.previousTokenExpiresAt !== undefined) {
       obj.previousTokenExpiresAt = message.previousTokenExpiresAt.toISOString();
     }
+    if (message.signingSecret !== "") {
+      obj.signingSecret = message.signingSecret;
+    }
     return obj;
   },
 
@@ -8215,6 +8455,7 @@ export const ResolveIntegrationEndpointResponse: MessageFns<ResolveIntegrationEn
     message.tier = object.tier ?? 0;
     message.previousTokenSha256 = object.previousTokenSha256 ?? undefined;
     message.previousTokenExpiresAt = object.previousTokenExpiresAt ?? undefined;
+    message.signingSecret = object.signingSecret ?? "";
     return message;
   },
 };
@@ -9052,6 +9293,20 @@ export const AuthServiceService = {
       Buffer.from(DeleteIntegrationKeyResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): DeleteIntegrationKeyResponse => DeleteIntegrationKeyResponse.decode(value),
   },
+  /** Issues a new signing secret for an integration (enabled) or turns signing off (not enabled). */
+  setIntegrationSigningSecret: {
+    path: "/auth.v1.AuthService/SetIntegrationSigningSecret" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetIntegrationSigningSecretRequest): Buffer =>
+      Buffer.from(SetIntegrationSigningSecretRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetIntegrationSigningSecretRequest =>
+      SetIntegrationSigningSecretRequest.decode(value),
+    responseSerialize: (value: SetIntegrationSigningSecretResponse): Buffer =>
+      Buffer.from(SetIntegrationSigningSecretResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetIntegrationSigningSecretResponse =>
+      SetIntegrationSigningSecretResponse.decode(value),
+  },
   /**
    * Resolves a webhook URL to what the gateway needs to check a credential without reading the
    * body: the project, the integration, whether it may accept alerts, and the SHA-256 of its key.
@@ -9228,6 +9483,8 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
   resetIntegrationKey: handleUnaryCall<ResetIntegrationKeyRequest, ResetIntegrationKeyResponse>;
   /** Deletes an integration's credentials. Idempotent. */
   deleteIntegrationKey: handleUnaryCall<DeleteIntegrationKeyRequest, DeleteIntegrationKeyResponse>;
+  /** Issues a new signing secret for an integration (enabled) or turns signing off (not enabled). */
+  setIntegrationSigningSecret: handleUnaryCall<SetIntegrationSigningSecretRequest, SetIntegrationSigningSecretResponse>;
   /**
    * Resolves a webhook URL to what the gateway needs to check a credential without reading the
    * body: the project, the integration, whether it may accept alerts, and the SHA-256 of its key.
@@ -9847,6 +10104,22 @@ export interface AuthServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DeleteIntegrationKeyResponse) => void,
+  ): ClientUnaryCall;
+  /** Issues a new signing secret for an integration (enabled) or turns signing off (not enabled). */
+  setIntegrationSigningSecret(
+    request: SetIntegrationSigningSecretRequest,
+    callback: (error: ServiceError | null, response: SetIntegrationSigningSecretResponse) => void,
+  ): ClientUnaryCall;
+  setIntegrationSigningSecret(
+    request: SetIntegrationSigningSecretRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetIntegrationSigningSecretResponse) => void,
+  ): ClientUnaryCall;
+  setIntegrationSigningSecret(
+    request: SetIntegrationSigningSecretRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetIntegrationSigningSecretResponse) => void,
   ): ClientUnaryCall;
   /**
    * Resolves a webhook URL to what the gateway needs to check a credential without reading the
