@@ -246,6 +246,20 @@ describe.skipIf(chromiumMissing || !webBuilt)("web console: administration, toke
     await page.reload();
     await expect.poll(() => page.getByLabel("Notification level for ops", { exact: true }).inputValue(), POLL).toBe("mention");
     expect(await page.getByLabel("Notification level for ops/web", { exact: true }).inputValue()).toBe("custom");
+
+    // On Ultimate a group's custom events include New epic (the 18th), as the API returns it.
+    expect(
+      (await admin.put(`/api/v4/namespaces/${(await admin.get("/api/v4/groups/free")).body.id}`, { plan: "ultimate" })).status,
+    ).toBe(200);
+    await page.reload();
+    await page.getByLabel("Notification level for free", { exact: true }).selectOption({ label: "Custom" });
+    const groupDialog = page.getByRole("dialog", { name: "Custom notification events: free" });
+    await groupDialog.getByRole("checkbox", { name: "New epic" }).check();
+    await status(page, "New epic on: notification settings saved.").waitFor();
+    expect(await groupDialog.getByRole("checkbox").count()).toBe(18);
+    await groupDialog.getByRole("button", { name: "Done" }).click();
+    expect((await maria.get("/api/v4/groups/free/notification_settings")).body.events.new_epic).toBe(true);
+    await admin.put(`/api/v4/namespaces/${(await admin.get("/api/v4/groups/free")).body.id}`, { plan: "free" });
     expect(tab.problems).toEqual([]);
     await tab.context.close();
   }, 120_000);
