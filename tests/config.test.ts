@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { loadConfig as loadAlertConfig } from "@tocsin/alert-service";
 import { loadConfig as loadAuthConfig } from "@tocsin/auth-service";
-import { ConfigError, commonEnv, redisEnv, storageEnv } from "@tocsin/core";
+import { ConfigError, commonEnv, listenEnv, redisEnv, storageEnv } from "@tocsin/core";
 import { loadConfig as loadGatewayConfig } from "@tocsin/gateway";
 import { loadConfig as loadSettingsConfig } from "@tocsin/settings-service";
 import { describe, expect, it } from "vitest";
@@ -39,7 +39,7 @@ function variablesRead(dir: string): string[] {
   const names = new Set<string>();
   const schemaBody = source.slice(source.indexOf("z.object") > -1 ? source.indexOf("z.object") : 0);
   for (const m of schemaBody.matchAll(/^\s*([A-Z][A-Z0-9_]+):/gm)) names.add(m[1] as string);
-  const groups = { commonEnv, storageEnv, redisEnv };
+  const groups = { commonEnv, listenEnv, storageEnv, redisEnv };
   for (const [group, vars] of Object.entries(groups)) {
     if (source.includes(`...${group}`)) for (const name of Object.keys(vars)) names.add(name);
   }

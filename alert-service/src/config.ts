@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
 import { resolve } from "node:path";
-import { commonEnv, parseConfig, portSchema, redisEnv, storageEnv, z } from "@tocsin/core";
+import { commonEnv, listenEnv, parseConfig, portSchema, redisEnv, requireListenAddr, storageEnv, z } from "@tocsin/core";
 import { mongoDbName as storeDbName } from "@tocsin/store";
 
 const schema = z
   .object({
     ...commonEnv,
+    ...listenEnv,
     ...storageEnv,
     ...redisEnv,
     /** The gateway's port; only used for the default of EXTERNAL_URL. */
@@ -34,9 +35,10 @@ const schema = z
     /** Not used by alert-service itself (keys are sealed by auth-service); accepted for a shared env file. */
     SECRET_KEY: z.string().min(16, "expected at least 16 characters").optional(),
   })
+  .superRefine(requireListenAddr("ALERT_SERVICE_ADDR"))
   .transform((env) => ({
     logLevel: env.LOG_LEVEL,
-    alertServiceAddr: env.ALERT_SERVICE_ADDR,
+    listenAddr: env.LISTEN_ADDR ?? env.ALERT_SERVICE_ADDR,
     authServiceAddr: env.AUTH_SERVICE_ADDR,
     settingsServiceAddr: env.SETTINGS_SERVICE_ADDR,
     dataDir: env.DATA_DIR,

@@ -20,7 +20,7 @@ import { createMongoMailStore } from "./store/mail/mongo-mail-store.js";
 import { createSqliteMailStore } from "./store/mail/sqlite-mail-store.js";
 
 export interface MailRuntimeOptions {
-  config: Pick<AlertServiceConfig, "mail" | "externalUrl" | "dataDir" | "settingsServiceAddr" | "alertServiceAddr">;
+  config: Pick<AlertServiceConfig, "mail" | "externalUrl" | "dataDir" | "settingsServiceAddr" | "listenAddr">;
   /** Exactly one of sqlite / mongo keeps the mail records (the alert database). */
   sqlite?: Database;
   mongo?: Db;
@@ -111,7 +111,7 @@ export async function createMailRuntime(opts: MailRuntimeOptions): Promise<MailR
       );
       await queue.start(runner);
       if (config.mail.metricsPort !== undefined) {
-        const host = config.alertServiceAddr.slice(0, config.alertServiceAddr.lastIndexOf(":"));
+        const host = config.listenAddr.slice(0, config.listenAddr.lastIndexOf(":"));
         boundPort = await metrics.listen(config.mail.metricsPort, host);
       }
     },

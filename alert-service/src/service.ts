@@ -98,7 +98,7 @@ export async function createAlertService(
   try {
     await runtime.start();
     await mail.start({ alerts: runtime.stores.alerts, projects });
-    port = await server.listen(config.alertServiceAddr);
+    port = await server.listen(config.listenAddr);
   } catch (err) {
     await runtime.stop();
     await mail.stop();
@@ -118,7 +118,7 @@ export async function createAlertService(
   );
   let stopping: Promise<void> | undefined;
   return {
-    address: connectableAddress(config.alertServiceAddr, port),
+    address: connectableAddress(config.listenAddr, port),
     metricsPort: mail.metricsPort(),
     stop() {
       stopping ??= (async () => {

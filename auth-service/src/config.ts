@@ -1,11 +1,12 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { commonEnv, type Logger, parseConfig, randomHex, storageEnv, z } from "@tocsin/core";
+import { commonEnv, type Logger, listenEnv, parseConfig, randomHex, requireListenAddr, storageEnv, z } from "@tocsin/core";
 import { mongoDbName as storeDbName } from "@tocsin/store";
 
 const schema = z
   .object({
     ...commonEnv,
+    ...listenEnv,
     ...storageEnv,
     /** If set, user `root` (admin) has this `api` token. */
     ADMIN_TOKEN: z.string().min(8, "must be at least 8 characters").optional(),
@@ -14,9 +15,10 @@ const schema = z
     /** Encrypts integration keys at rest; generated into DATA_DIR when unset. */
     SECRET_KEY: z.string().min(16, "must be at least 16 characters").optional(),
   })
+  .superRefine(requireListenAddr("AUTH_SERVICE_ADDR"))
   .transform((env) => ({
     logLevel: env.LOG_LEVEL,
-    authServiceAddr: env.AUTH_SERVICE_ADDR,
+    listenAddr: env.LISTEN_ADDR ?? env.AUTH_SERVICE_ADDR,
     dataDir: env.DATA_DIR,
     mongoUrl: env.MONGO_URL,
     mongoDb: env.MONGO_DB,

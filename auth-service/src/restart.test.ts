@@ -120,7 +120,7 @@ describe("configuration", () => {
 
   it("reads defaults", () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ authServiceAddr: "127.0.0.1:50051", dataDir: "./data", logLevel: "info" });
+    expect(config).toMatchObject({ listenAddr: "127.0.0.1:50051", dataDir: "./data", logLevel: "info" });
     expect(config.adminToken).toBeUndefined();
   });
 

@@ -78,7 +78,7 @@ export async function createAuthService(config: AuthConfig, { logger, clock }: S
   });
   let port: number;
   try {
-    port = await server.listen(config.authServiceAddr);
+    port = await server.listen(config.listenAddr);
   } catch (err) {
     await store.close();
     throw err;
@@ -86,7 +86,7 @@ export async function createAuthService(config: AuthConfig, { logger, clock }: S
   const health = await startHealthPolicy(server, [{ name: "store", check: () => store.ping() }], { logger });
   let stopping: Promise<void> | undefined;
   return {
-    address: connectableAddress(config.authServiceAddr, port),
+    address: connectableAddress(config.listenAddr, port),
     stop() {
       stopping ??= (async () => {
         health.stop();

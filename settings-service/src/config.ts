@@ -1,13 +1,16 @@
-import { commonEnv, parseConfig, storageEnv, z } from "@tocsin/core";
+import { commonEnv, listenEnv, parseConfig, requireListenAddr, storageEnv, z } from "@tocsin/core";
 
-const schema = z.object({ ...commonEnv, ...storageEnv }).transform((env) => ({
-  logLevel: env.LOG_LEVEL,
-  settingsServiceAddr: env.SETTINGS_SERVICE_ADDR,
-  authServiceAddr: env.AUTH_SERVICE_ADDR,
-  dataDir: env.DATA_DIR,
-  mongoUrl: env.MONGO_URL,
-  mongoDb: env.MONGO_DB,
-}));
+const schema = z
+  .object({ ...commonEnv, ...listenEnv, ...storageEnv })
+  .superRefine(requireListenAddr("SETTINGS_SERVICE_ADDR"))
+  .transform((env) => ({
+    logLevel: env.LOG_LEVEL,
+    listenAddr: env.LISTEN_ADDR ?? env.SETTINGS_SERVICE_ADDR,
+    authServiceAddr: env.AUTH_SERVICE_ADDR,
+    dataDir: env.DATA_DIR,
+    mongoUrl: env.MONGO_URL,
+    mongoDb: env.MONGO_DB,
+  }));
 
 export type SettingsConfig = z.output<typeof schema>;
 

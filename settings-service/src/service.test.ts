@@ -116,7 +116,7 @@ describe("configuration", () => {
   });
   it("has defaults", () => {
     expect(loadConfig({})).toMatchObject({
-      settingsServiceAddr: "127.0.0.1:50053",
+      listenAddr: "127.0.0.1:50053",
       authServiceAddr: "127.0.0.1:50051",
       dataDir: "./data",
     });

@@ -52,7 +52,7 @@ export async function createSettingsService(config: SettingsConfig, deps: Settin
   let port: number;
   try {
     await store.ping();
-    port = await server.listen(config.settingsServiceAddr);
+    port = await server.listen(config.listenAddr);
   } catch (err) {
     await closeAll();
     throw err;
@@ -62,7 +62,7 @@ export async function createSettingsService(config: SettingsConfig, deps: Settin
   const health = await startHealthPolicy(server, checks, { logger });
   let stopping: Promise<void> | undefined;
   return {
-    address: connectableAddress(config.settingsServiceAddr, port),
+    address: connectableAddress(config.listenAddr, port),
     stop() {
       stopping ??= (async () => {
         health.stop();

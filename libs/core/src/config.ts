@@ -29,8 +29,25 @@ export function parseConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessE
 
 const port = z.coerce.number().int().min(0).max(65535);
 
-/** A `host:port` address. */
-const addressSchema = z.string().regex(/^[^\s:]+:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/, "expected host:port");
+const HOST_PORT = /^[^\s:,/]+:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/;
+const IPV4_PORT = /^(localhost|\d{1,3}(\.\d{1,3}){3}):\d{1,5}$/;
+const IPV6_PORT = /^\[[0-9a-fA-F:]+\]:\d{1,5}$/;
+const DNS_TARGET = /^dns:(\/\/[^/\s]*)?\/[^\s:,/]+:\d{1,5}$/;
+
+/**
+ * Where a gRPC service is reached (PRODUCT.md section 1): `host:port`; a comma-separated list of
+ * replicas given by IP address (or `localhost`), all IPv4 or all IPv6; or `dns:///host:port`,
+ * every address the name resolves to. Both lists are balanced round-robin by the clients.
+ */
+function isServiceAddress(value: string): boolean {
+  if (HOST_PORT.test(value) || DNS_TARGET.test(value)) return true;
+  const entries = value.split(",").map((e) => e.trim());
+  return entries.length > 1 && (entries.every((e) => IPV4_PORT.test(e)) || entries.every((e) => IPV6_PORT.test(e)));
+}
+
+const addressSchema = z
+  .string()
+  .refine(isServiceAddress, "expected host:port, a comma-separated list of ip:port replicas, or dns:///host:port");
 
 /** Variables shared by every process (PRODUCT.md section 1). */
 export const commonEnv = {
@@ -39,6 +56,28 @@ export const commonEnv = {
   ALERT_SERVICE_ADDR: addressSchema.default("127.0.0.1:50052"),
   SETTINGS_SERVICE_ADDR: addressSchema.default("127.0.0.1:50053"),
 };
+
+/** LISTEN_ADDR: where a gRPC service process listens, when not on its own `*_SERVICE_ADDR`. */
+export const listenEnv = {
+  LISTEN_ADDR: z.string().regex(HOST_PORT, "expected host:port").optional(),
+};
+
+/**
+ * A gRPC service listens on LISTEN_ADDR, else on its own `*_SERVICE_ADDR` — which must then be
+ * one `host:port`, not a list of replicas or a dns:/// name. Use with `superRefine`.
+ */
+export function requireListenAddr(ownKey: string) {
+  return (env: Record<string, unknown>, ctx: z.RefinementCtx): void => {
+    const own = env[ownKey];
+    if (env.LISTEN_ADDR === undefined && typeof own === "string" && !HOST_PORT.test(own)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["LISTEN_ADDR"],
+        message: `required when ${ownKey} names several replicas or a dns:/// address`,
+      });
+    }
+  };
+}
 
 /** Storage variables for services that keep data. */
 export const storageEnv = {

@@ -10,6 +10,7 @@ import {
 import type { AppError, CallContext } from "@tocsin/core";
 import { contextToMetadata } from "./metadata.js";
 import { fromGrpcError } from "./status.js";
+import { channelTarget } from "./target.js";
 import type { ReqOf, ResOf, ServiceDef, StreamKeys, UnaryKeys } from "./types.js";
 
 interface CallOpts {
@@ -30,6 +31,7 @@ export type PromiseClient<D extends ServiceDef> = {
 export interface ClientConfig {
   /** Name used in transport error reasons, e.g. `auth` → AUTH_UNAVAILABLE. */
   target: string;
+  /** `host:port`, a comma-separated list of replicas, or `dns:///host:port` (see channelTarget). */
   address: string;
   /** Default deadline of a call, its retries included. */
   timeoutMs?: number;
@@ -50,9 +52,11 @@ export function createClient<D extends ServiceDef>(
   config: ClientConfig,
   options: Partial<ClientOptions> = {},
 ): PromiseClient<D> {
-  const client = new Client(config.address, credentials.createInsecure(), {
+  const { target, options: balancing } = channelTarget(config.address);
+  const client = new Client(target, credentials.createInsecure(), {
     "grpc.keepalive_time_ms": 30_000,
     "grpc.max_receive_message_length": 8 * 1024 * 1024,
+    ...balancing,
     ...options,
   });
   const defaultTimeout = config.timeoutMs ?? 5000;

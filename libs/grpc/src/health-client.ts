@@ -1,5 +1,6 @@
 import { type Client, credentials, makeGenericClientConstructor, type ServiceDefinition, type ServiceError } from "@grpc/grpc-js";
 import { service as healthService } from "grpc-health-check";
+import { channelTarget } from "./target.js";
 
 /** SERVING / NOT_SERVING / UNKNOWN as the service says, or UNREACHABLE when it did not answer. */
 export type HealthStatus = "SERVING" | "NOT_SERVING" | "UNKNOWN" | "SERVICE_UNKNOWN" | "UNREACHABLE";
@@ -22,7 +23,8 @@ const HealthClientCtor = makeGenericClientConstructor(healthService as unknown a
 
 /** A grpc.health.v1 client for readiness probes (one channel, reused across checks). */
 export function createHealthChecker(address: string): HealthChecker {
-  const client = new HealthClientCtor(address, credentials.createInsecure()) as unknown as HealthClient;
+  const { target, options } = channelTarget(address);
+  const client = new HealthClientCtor(target, credentials.createInsecure(), options) as unknown as HealthClient;
   return {
     check(timeoutMs) {
       return new Promise((resolve) => {
