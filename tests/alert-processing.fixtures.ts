@@ -38,6 +38,7 @@ export class FakeWorld {
       active: true,
       mapping: null,
       rateLimitPerMinute: null,
+      autoResolveMinutes: null,
       ...fields,
     };
     this.integrations.set(i.id, i);

@@ -32,6 +32,8 @@ const schema = z
     MAIL_RETRY_FOR_HOURS: z.coerce.number().positive().default(25),
     /** Default webhook budget of one integration per minute (PRODUCT.md section 10); 0 = unlimited. */
     WEBHOOK_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(6000),
+    /** Length of one auto-resolve minute in ms: 60000; tests shorten it (auto_resolve_minutes: 1 → 1 s). */
+    AUTO_RESOLVE_MINUTE_MS: z.coerce.number().int().min(100).max(60_000).default(60_000),
     /** Not used by alert-service itself (keys are sealed by auth-service); accepted for a shared env file. */
     SECRET_KEY: z.string().min(16, "expected at least 16 characters").optional(),
   })
@@ -47,6 +49,7 @@ const schema = z
     redisUrl: env.REDIS_URL,
     queuePrefix: env.QUEUE_PREFIX,
     webhookRateLimitPerMinute: env.WEBHOOK_RATE_LIMIT_PER_MINUTE,
+    autoResolveMinuteMs: env.AUTO_RESOLVE_MINUTE_MS,
     // Integration URLs are `${externalUrl}/<full_path>/...`: no trailing slash.
     externalUrl: (env.EXTERNAL_URL ?? `http://localhost:${env.PORT || 8080}`).replace(/\/+$/, ""),
     mail: {

@@ -91,6 +91,7 @@ export async function createAlertService(
     notifications: mail.notifier,
     defaultRateLimitPerMinute: config.webhookRateLimitPerMinute,
     usage: integrations.usage,
+    autoResolveMinuteMs: config.autoResolveMinuteMs,
   });
   const server = createGrpcServer({ logger, protoFiles: [PROTO_FILES.alert], serviceNames: [SERVICE_NAME] });
   server.add(alertV1.AlertServiceService, { ...integrationHandlers(integrations), ...alertHandlers(runtime.useCases) });
@@ -150,6 +151,8 @@ export interface AlertsRuntimeOptions {
   notifications?: Notifier;
   /** Budget of an integration that sets none (WEBHOOK_RATE_LIMIT_PER_MINUTE); unset or 0 = unlimited. */
   defaultRateLimitPerMinute?: number;
+  /** Length of one auto-resolve minute (60 000 ms; shorter in tests). */
+  autoResolveMinuteMs?: number;
   /** token_last_used_at of integrations (told of every accepted request). */
   usage?: { used(projectId: number, integrationId: number): void };
   /** Tests: override the local queue file (e.g. `:memory:`) or the BullMQ key prefix. */
@@ -187,11 +190,26 @@ function queueOf(opts: AlertsRuntimeOptions): JobQueue {
   return new LocalJobQueue({ file, logger });
 }
 
+/**
+ * Delayed jobs (auto-resolve) wait in a queue of their own: the alert lanes run strictly in
+ * order, so a job due in an hour would hold its lane that long.
+ */
+function timerQueueOf(opts: AlertsRuntimeOptions): JobQueue {
+  const logger = opts.logger.child({ component: "alert-timers" });
+  const prefix = opts.queuePrefix ? { prefix: opts.queuePrefix } : {};
+  if (opts.redisUrl)
+    return new BullmqJobQueue({ redisUrl: opts.redisUrl, logger, lanes: 1, queueName: () => "alert-timers", ...prefix });
+  const file = opts.queueFile === ":memory:" ? ":memory:" : join(opts.dataDir, "alert-timers.db");
+  if (file !== ":memory:") mkdirSync(opts.dataDir, { recursive: true });
+  return new LocalJobQueue({ file, logger, lanes: 1, ordered: false });
+}
+
 /** Wires the alert stores, the queue (BullMQ with REDIS_URL, else the durable local one) and the use-cases. */
 export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<AlertsRuntime> {
   const stores = await storesOf(opts);
   const queue = queueOf(opts);
-  const jobs = createAlertJobs(queue);
+  const timers = timerQueueOf(opts);
+  const jobs = createAlertJobs(queue, timers);
   const limiterRedis = opts.redisUrl
     ? new Redis(opts.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 })
     : undefined;
@@ -205,6 +223,7 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
     limiter,
     defaultRateLimitPerMinute: opts.defaultRateLimitPerMinute ?? 0,
     ...(opts.usage ? { usage: opts.usage } : {}),
+    ...(opts.autoResolveMinuteMs ? { autoResolveMinuteMs: opts.autoResolveMinuteMs } : {}),
     stores,
     jobs,
     projects: opts.projects,
@@ -223,7 +242,9 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
     useCases,
     stores,
     async start() {
-      await queue.start(createJobRunner(useCases.jobs, opts.logger.child({ component: "alert-worker" })));
+      const runner = createJobRunner(useCases.jobs, opts.logger.child({ component: "alert-worker" }));
+      await queue.start(runner);
+      await timers.start(runner);
       housekeeping = setInterval(purge, 10 * 60_000);
       housekeeping.unref();
     },
@@ -231,12 +252,13 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
       if (housekeeping) clearInterval(housekeeping);
       limiterRedis?.disconnect();
       await queue.close();
+      await timers.close();
       await stores.close();
     },
     async healthy() {
       try {
         await stores.ping();
-        return await queue.healthy();
+        return (await queue.healthy()) && (await timers.healthy());
       } catch {
         return false;
       }

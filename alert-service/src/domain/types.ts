@@ -35,4 +35,6 @@ export interface IntegrationRuntime {
   mapping: PayloadMapping | null;
   /** Webhook requests per minute; null = the default (WEBHOOK_RATE_LIMIT_PER_MINUTE), 0 = unlimited. */
   rateLimitPerMinute: number | null;
+  /** Minutes without a new event after which a triggered alert is resolved; null = never. */
+  autoResolveMinutes: number | null;
 }

@@ -40,6 +40,7 @@ function toIntegrationMessage(view: IntegrationView): alertV1.Integration {
     tokenLastUsedAt: view.tokenLastUsedAt ?? undefined,
     previousTokenExpiresAt: view.previousTokenExpiresAt ?? undefined,
     signingEnabled: view.signingEnabled,
+    ...(view.autoResolveMinutes !== null ? { autoResolveMinutes: view.autoResolveMinutes } : {}),
     createdAt: view.createdAt,
     updatedAt: view.updatedAt,
   };
@@ -64,15 +65,30 @@ export function integrationHandlers(m: IntegrationsUseCases): IntegrationHandler
       };
     },
     async createHttpIntegration(req, ctx) {
-      const { name, active, payloadExampleJson, payloadAttributeMappingsJson: mappingJson, rateLimitPerMinute } = req;
-      return one(await m.createHttp(project(req), { name, active, payloadExampleJson, mappingJson, rateLimitPerMinute }, ctx));
+      const {
+        name,
+        active,
+        payloadExampleJson,
+        payloadAttributeMappingsJson: mappingJson,
+        rateLimitPerMinute,
+        autoResolveMinutes,
+      } = req;
+      const input = { name, active, payloadExampleJson, mappingJson, rateLimitPerMinute, autoResolveMinutes };
+      return one(await m.createHttp(project(req), input, ctx));
     },
     async getHttpIntegration(req, ctx) {
       return one(await m.getHttp(project(req), req.integrationId, ctx));
     },
     async updateHttpIntegration(req, ctx) {
-      const { name, active, payloadExampleJson, payloadAttributeMappingsJson: mappingJson, rateLimitPerMinute } = req;
-      const input = { name, active, payloadExampleJson, mappingJson, rateLimitPerMinute };
+      const {
+        name,
+        active,
+        payloadExampleJson,
+        payloadAttributeMappingsJson: mappingJson,
+        rateLimitPerMinute,
+        autoResolveMinutes,
+      } = req;
+      const input = { name, active, payloadExampleJson, mappingJson, rateLimitPerMinute, autoResolveMinutes };
       const res = await m.updateHttp(project(req), req.integrationId, input, ctx);
       return { integration: toIntegrationMessage(res.integration), mappingCleared: res.mappingCleared };
     },
@@ -90,7 +106,8 @@ export function integrationHandlers(m: IntegrationsUseCases): IntegrationHandler
       return one(await m.getPrometheus(project(req), ctx));
     },
     async updatePrometheusIntegration(req, ctx) {
-      const input = { active: req.active, apiUrl: req.apiUrl, rateLimitPerMinute: req.rateLimitPerMinute };
+      const { active, apiUrl, rateLimitPerMinute, autoResolveMinutes } = req;
+      const input = { active, apiUrl, rateLimitPerMinute, autoResolveMinutes };
       return one(await m.updatePrometheus(project(req), input, ctx));
     },
     async resetPrometheusIntegrationToken(req, ctx) {

@@ -1,6 +1,13 @@
 import { AppError, type Logger, unavailable, z } from "@tocsin/core";
+import { autoResolveJobId } from "../domain/alerts/auto-resolve.js";
 import { SEVERITIES } from "../domain/alerts/model.js";
-import { type AlertJobs, type IncidentJob, laneKeyOf, type ProcessAlertJob } from "../domain/alerts/ports.js";
+import {
+  type AlertJobs,
+  type AutoResolveJob,
+  type IncidentJob,
+  laneKeyOf,
+  type ProcessAlertJob,
+} from "../domain/alerts/ports.js";
 import { DEFAULT_LANES, type JobQueue, type JobRunner, UnrecoverableJobError } from "./queue.js";
 
 /** Queue facts: names, job names, payload schemas, idempotency ids, lanes. */
@@ -8,7 +15,7 @@ import { DEFAULT_LANES, type JobQueue, type JobRunner, UnrecoverableJobError } f
 export const QUEUE_PREFIX = "tocsin";
 export const laneQueueName = (lane: number) => `alerts-lane-${lane}`;
 
-const JOB_NAMES = { processAlert: "process-alert", incident: "incident" } as const;
+const JOB_NAMES = { processAlert: "process-alert", incident: "incident", autoResolve: "auto-resolve" } as const;
 
 const normalizedAlertSchema = z.object({
   title: z.string(),
@@ -32,6 +39,16 @@ const processAlertSchema = z.object({
   integrationId: z.number().int().nonnegative(),
   alert: normalizedAlertSchema,
   log: z.record(z.string(), z.string()).optional(),
+  autoResolveMinutes: z.number().int().positive().optional(),
+});
+
+const autoResolveSchema = z.object({
+  requestId: z.string().min(1),
+  projectId: z.number().int().positive(),
+  alertId: z.number().int().positive(),
+  events: z.number().int().positive(),
+  minutes: z.number().int().positive(),
+  laneKey: z.string().min(1),
 });
 
 const incidentSchema = z.object({
@@ -57,7 +74,8 @@ export function laneOf(laneKey: string, lanes = DEFAULT_LANES): number {
 }
 
 /** The domain's AlertJobs port over a JobQueue. */
-export function createAlertJobs(queue: JobQueue, lanes = DEFAULT_LANES): AlertJobs {
+/** `timers` holds the delayed jobs (one unordered lane); the alert lanes of `queue` run in order. */
+export function createAlertJobs(queue: JobQueue, timers: JobQueue, lanes = DEFAULT_LANES): AlertJobs {
   const laneOfJob = new Map<string, number>();
   return {
     async enqueueAlerts(jobs: ProcessAlertJob[]) {
@@ -75,6 +93,10 @@ export function createAlertJobs(queue: JobQueue, lanes = DEFAULT_LANES): AlertJo
     },
     async enqueueIncident(job: IncidentJob) {
       await queue.add({ id: incidentJobId(job), name: JOB_NAMES.incident, lane: laneOf(job.laneKey, lanes), data: job });
+    },
+    async enqueueAutoResolve(job: AutoResolveJob, delayMs: number) {
+      const id = autoResolveJobId(job);
+      await timers.add({ id, name: JOB_NAMES.autoResolve, lane: 0, data: job, delayMs });
     },
     async waitFor(jobId: string, timeoutMs: number) {
       const known = laneOfJob.get(jobId);
@@ -100,6 +122,7 @@ export function createAlertJobs(queue: JobQueue, lanes = DEFAULT_LANES): AlertJo
 export interface JobHandlers {
   processAlert(job: ProcessAlertJob, logger: Logger): Promise<unknown>;
   incident(job: IncidentJob, logger: Logger): Promise<void>;
+  autoResolve(job: AutoResolveJob, logger: Logger): Promise<void>;
 }
 
 /**
@@ -108,15 +131,20 @@ export interface JobHandlers {
  */
 export function createJobRunner(handlers: JobHandlers, logger: Logger): JobRunner {
   return async (job) => {
-    const schema =
-      job.name === JOB_NAMES.processAlert ? processAlertSchema : job.name === JOB_NAMES.incident ? incidentSchema : undefined;
+    const schemas: Record<string, z.ZodType> = {
+      [JOB_NAMES.processAlert]: processAlertSchema,
+      [JOB_NAMES.incident]: incidentSchema,
+      [JOB_NAMES.autoResolve]: autoResolveSchema,
+    };
+    const schema = schemas[job.name];
     const parsed = schema?.safeParse(job.data);
     if (!parsed?.success) throw new UnrecoverableJobError(`invalid job ${job.name} ${job.id}`);
     const data = parsed.data as { requestId: string; log?: Record<string, string> };
     const log = logger.child({ ...data.log, requestId: data.requestId, jobId: job.id, job: job.name, attempt: job.attempt });
     try {
       if (job.name === JOB_NAMES.processAlert) return await handlers.processAlert(parsed.data as ProcessAlertJob, log);
-      await handlers.incident(parsed.data as IncidentJob, log);
+      if (job.name === JOB_NAMES.autoResolve) await handlers.autoResolve(parsed.data as AutoResolveJob, log);
+      else await handlers.incident(parsed.data as IncidentJob, log);
       return null;
     } catch (err) {
       if (AppError.is(err) && (err.code === "INVALID_ARGUMENT" || err.code === "NOT_FOUND")) {

@@ -38,6 +38,7 @@ export function toIntegrationJson(i: alertV1.Integration) {
     json.rate_limit_per_minute = i.rateLimitPerMinute;
     json.token_last_used_at = isoTime(i.tokenLastUsedAt);
     json.previous_token_expires_at = isoTime(i.previousTokenExpiresAt);
+    json.auto_resolve_minutes = i.autoResolveMinutes ?? null;
   }
   if (i.type === "http") json.signing_enabled = i.signingEnabled;
   return json;

@@ -54,9 +54,17 @@ function graceParam(p: Record<string, unknown>): number {
   return Math.max(-1, Math.min(n, 86_401));
 }
 
+/** `auto_resolve_minutes`: null (off) → 0; clipped into int32 so alert-service answers a bad value with 400. */
+function autoResolveParam(p: Record<string, unknown>): number | undefined {
+  if (p.auto_resolve_minutes === null) return 0;
+  const n = optionalInt(p, "auto_resolve_minutes");
+  return n === undefined ? undefined : Math.max(-1, Math.min(n, 10_081));
+}
+
 function httpFields(p: Record<string, unknown>) {
   rejectIssuedFields(p);
   return {
+    autoResolveMinutes: autoResolveParam(p),
     rateLimitPerMinute: rateLimitParam(p),
     active: optionalBoolean(p, "active"),
     payloadExampleJson: jsonParam(p, "payload_example"),
@@ -162,6 +170,7 @@ export function alertManagementRoutes(deps: GatewayDeps): Router {
       active: optionalBoolean(p, "active"),
       apiUrl: optionalString(p, "api_url"),
       rateLimitPerMinute: rateLimitParam(p),
+      autoResolveMinutes: autoResolveParam(p),
     };
     const { integration } = await alert.updatePrometheusIntegration(request, callContext(res));
     res.json(toIntegrationJson(must(integration, "integration")));

@@ -89,6 +89,7 @@ export async function enqueueAll(
     integrationId: integration.id,
     alert,
     log,
+    ...(integration.autoResolveMinutes ? { autoResolveMinutes: integration.autoResolveMinutes } : {}),
   }));
   await deps.jobs.enqueueAlerts(jobs);
   return jobs.map((job) => job.jobId);

@@ -39,6 +39,7 @@ describe("compiled mappings", () => {
       mapping,
       apiUrl: "",
       rateLimitPerMinute: null,
+      autoResolveMinutes: null,
       createdAt: new Date(),
     });
     const first = await directory.get(1, http.id);

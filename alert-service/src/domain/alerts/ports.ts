@@ -151,6 +151,19 @@ export interface ProcessAlertJob {
   alert: NormalizedAlert;
   /** Log context of the request (e.g. the gateway's request id), carried into the worker. */
   log?: Record<string, string>;
+  /** The integration's auto_resolve_minutes when the request came in. */
+  autoResolveMinutes?: number;
+}
+
+/** Resolves an alert that had no new event for `minutes` (scheduled after each event, delayed). */
+export interface AutoResolveJob {
+  requestId: string;
+  projectId: number;
+  alertId: number;
+  /** The alert's event count when scheduled: a different count at run time means a new event came. */
+  events: number;
+  minutes: number;
+  laneKey: string;
 }
 
 export interface IncidentJob {
@@ -177,6 +190,8 @@ export interface AlertJobs {
   /** Enqueues a request's alerts at once; alerts of one lane key are queued in array order. */
   enqueueAlerts(jobs: ProcessAlertJob[]): Promise<void>;
   enqueueIncident(job: IncidentJob): Promise<void>;
+  /** Stores an auto-resolve job that runs `delayMs` from now (durably: it survives restarts). */
+  enqueueAutoResolve(job: AutoResolveJob, delayMs: number): Promise<void>;
   /** The outcome of a process-alert job once it finished, or undefined after `timeoutMs`. */
   waitFor(jobId: string, timeoutMs: number): Promise<AlertOutcome | undefined>;
   stats(): Promise<QueueStats>;

@@ -7,9 +7,11 @@ import { type AlertJobs, type AlertsStores, laneKeyOf, type ProcessAlertJob } fr
 
 export interface ProcessingDeps {
   stores: AlertsStores;
-  jobs: Pick<AlertJobs, "enqueueIncident">;
+  jobs: Pick<AlertJobs, "enqueueIncident" | "enqueueAutoResolve">;
   clock: Clock;
   notifications?: Notifier;
+  /** Length of one auto-resolve "minute" in ms (60 000; shorter only in tests). */
+  autoResolveMinuteMs?: number;
 }
 
 interface Step {
@@ -138,6 +140,11 @@ async function followUp(deps: ProcessingDeps, job: ProcessAlertJob, step: Step, 
     alertId: alert.id,
     laneKey: laneKeyOf(job.projectId, job.alert.fingerprint, job.requestId),
   };
+  if ((action === "created" || action === "incremented") && job.autoResolveMinutes && alert.status === "triggered") {
+    const minutes = job.autoResolveMinutes;
+    const delayMs = minutes * (deps.autoResolveMinuteMs ?? 60_000);
+    await deps.jobs.enqueueAutoResolve({ ...lane, events: alert.events, minutes }, delayMs);
+  }
   if (action === "created") {
     if ((await settings()).createIncident) await deps.jobs.enqueueIncident({ kind: "open", ...lane });
   } else if (action === "resolved") {

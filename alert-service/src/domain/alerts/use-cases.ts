@@ -1,13 +1,14 @@
 import type { CallContext, Logger } from "@tocsin/core";
+import { autoResolveJob } from "./auto-resolve.js";
 import { incidentJob } from "./incidents.js";
 import { type IngestDeps, type IngestRequest, type IngestResult, ingest } from "./ingest.js";
 import type { ActivityEntry, Alert, AlertOutcome, AlertSettings, Incident } from "./model.js";
-import type { IncidentJob, ProcessAlertJob, QueueStats } from "./ports.js";
+import type { AutoResolveJob, IncidentJob, ProcessAlertJob, QueueStats } from "./ports.js";
 import { processAlertJob } from "./processing.js";
 import * as q from "./queries.js";
 import { sendTestAlert, type TestAlertRequest, type TestAlertResult } from "./test-alert.js";
 
-export type AlertsDeps = IngestDeps;
+export type AlertsDeps = IngestDeps & { autoResolveMinuteMs?: number };
 
 /** The alert use-cases (gRPC handlers call these) and the job handlers (queue workers call these). */
 export interface AlertsUseCases {
@@ -32,6 +33,7 @@ export interface AlertsUseCases {
   jobs: {
     processAlert(job: ProcessAlertJob, logger: Logger): Promise<AlertOutcome>;
     incident(job: IncidentJob, logger: Logger): Promise<void>;
+    autoResolve(job: AutoResolveJob, logger: Logger): Promise<void>;
   };
 }
 
@@ -50,6 +52,7 @@ export function createAlertsUseCases(deps: AlertsDeps): AlertsUseCases {
     jobs: {
       processAlert: (job, logger) => processAlertJob(deps, job, logger),
       incident: (job, logger) => incidentJob(deps, job, logger),
+      autoResolve: (job, logger) => autoResolveJob(deps, job, logger),
     },
   };
 }

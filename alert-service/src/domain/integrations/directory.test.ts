@@ -17,6 +17,7 @@ describe("integration directory", () => {
       mapping: null,
       apiUrl: "",
       rateLimitPerMinute: null,
+      autoResolveMinutes: null,
       createdAt: at,
     };
     const http = await store.insert({ ...base, type: "http", name: "Main", mapping: { title: { path: ["a"], type: "string" } } });
@@ -33,6 +34,7 @@ describe("integration directory", () => {
       active: true,
       mapping: { title: { path: ["a"], type: "string" } },
       rateLimitPerMinute: null,
+      autoResolveMinutes: null,
     });
     expect(await directory.get(2, http.id)).toBeUndefined();
     const ops = await store.insert({ ...base, type: "opsgenie", name: "Opsgenie", apiUrl: "https://ops.example" });

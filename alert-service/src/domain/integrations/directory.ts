@@ -48,6 +48,7 @@ export function createIntegrationDirectory(store: IntegrationStore, clock: Clock
           active: record.active,
           mapping: record.mapping,
           rateLimitPerMinute: record.rateLimitPerMinute,
+          autoResolveMinutes: record.autoResolveMinutes,
         };
       });
     },

@@ -1,7 +1,15 @@
 import { AppError, type CallContext, internalContext as internal } from "@tocsin/core";
 import { ACCESS, type ProjectRef } from "../types.js";
 import { type IntegrationsDeps, integrationNotFound, keyOf, toView } from "./deps.js";
-import { assertOpsgenieInactive, checkName, checkRateLimit, multipleNotSupported, parseCustomMapping, premium } from "./rules.js";
+import {
+  assertOpsgenieInactive,
+  checkAutoResolve,
+  checkName,
+  checkRateLimit,
+  multipleNotSupported,
+  parseCustomMapping,
+  premium,
+} from "./rules.js";
 import type { IntegrationPatch, IntegrationRecord, IntegrationView } from "./types.js";
 
 export interface CreateHttpInput {
@@ -12,6 +20,8 @@ export interface CreateHttpInput {
   mappingJson?: string;
   /** Unset: WEBHOOK_RATE_LIMIT_PER_MINUTE applies; 0 = unlimited. */
   rateLimitPerMinute?: number;
+  /** 1 to 10080; 0 = off. */
+  autoResolveMinutes?: number;
 }
 
 export interface UpdateHttpInput {
@@ -20,6 +30,7 @@ export interface UpdateHttpInput {
   payloadExampleJson?: string;
   mappingJson?: string;
   rateLimitPerMinute?: number;
+  autoResolveMinutes?: number;
 }
 
 const nameTaken = (err: unknown) =>
@@ -55,6 +66,7 @@ export async function createHttpIntegration(
   const project = await deps.projects.require(idOrPath, ACCESS.maintainer, ctx);
   const name = checkName(input.name);
   const rateLimitPerMinute = input.rateLimitPerMinute === undefined ? null : checkRateLimit(input.rateLimitPerMinute);
+  const autoResolveMinutes = input.autoResolveMinutes === undefined ? null : checkAutoResolve(input.autoResolveMinutes);
   const custom = parseCustomMapping(project, input.payloadExampleJson, input.mappingJson);
   const active = input.active ?? false;
   if (active) await assertOpsgenieInactive(deps.store, project.id);
@@ -70,6 +82,7 @@ export async function createHttpIntegration(
       mapping: custom.mapping ?? null,
       apiUrl: "",
       rateLimitPerMinute,
+      autoResolveMinutes,
       createdAt: now,
     })
     .catch((err: unknown) => {
@@ -109,6 +122,7 @@ export async function updateHttpIntegration(
   const patch: IntegrationPatch = { at: deps.clock.now() };
   if (input.name !== undefined) patch.name = checkName(input.name);
   if (input.rateLimitPerMinute !== undefined) patch.rateLimitPerMinute = checkRateLimit(input.rateLimitPerMinute);
+  if (input.autoResolveMinutes !== undefined) patch.autoResolveMinutes = checkAutoResolve(input.autoResolveMinutes);
   const custom = parseCustomMapping(project, input.payloadExampleJson, input.mappingJson);
   let mappingCleared = false;
   if (custom.payloadExample !== undefined) {

@@ -35,6 +35,16 @@ export function checkRateLimit(value: number): number {
   return value;
 }
 
+/** `auto_resolve_minutes`: 1 to 10080 (a week); 0 or null turns it off (→ null). */
+export function checkAutoResolve(value: number): number | null {
+  if (value === 0) return null;
+  if (!Number.isInteger(value) || value < 1 || value > 10_080) {
+    const why = "must be an integer from 1 to 10080 (minutes), or null to turn it off";
+    throw invalidArgument("AUTO_RESOLVE_INVALID", `auto_resolve_minutes ${why}`, { auto_resolve_minutes: [why] });
+  }
+  return value;
+}
+
 const API_URL_MAX_LENGTH = 2048;
 
 const badUrl = (why: string) => invalidArgument("API_URL_INVALID", `api_url ${why}`, { api_url: [why] });

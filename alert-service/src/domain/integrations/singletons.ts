@@ -2,7 +2,7 @@ import { AppError, type CallContext, internalContext as internal } from "@tocsin
 import { ACCESS, type ProjectRef } from "../types.js";
 import { type IntegrationsDeps, toView } from "./deps.js";
 import type { IntegrationKey } from "./ports.js";
-import { assertNoOtherActive, assertOpsgenieInactive, checkApiUrl, checkRateLimit } from "./rules.js";
+import { assertNoOtherActive, assertOpsgenieInactive, checkApiUrl, checkAutoResolve, checkRateLimit } from "./rules.js";
 import type { IntegrationPatch, IntegrationRecord, IntegrationView } from "./types.js";
 
 export interface SingletonInput {
@@ -10,6 +10,8 @@ export interface SingletonInput {
   apiUrl?: string;
   /** Prometheus only (opsgenie receives no webhook). */
   rateLimitPerMinute?: number;
+  /** Prometheus only: 1 to 10080; 0 = off. */
+  autoResolveMinutes?: number;
 }
 
 const NAMES = { prometheus: "Prometheus", opsgenie: "Opsgenie" } as const;
@@ -29,6 +31,7 @@ async function ensure(deps: IntegrationsDeps, project: ProjectRef, type: "promet
       mapping: null,
       apiUrl: "",
       rateLimitPerMinute: null,
+      autoResolveMinutes: null,
       createdAt: now,
     });
     deps.changed();
@@ -80,6 +83,7 @@ export async function updatePrometheusIntegration(
   const patch: IntegrationPatch = { at: deps.clock.now() };
   if (input.apiUrl !== undefined) patch.apiUrl = checkApiUrl(input.apiUrl, false);
   if (input.rateLimitPerMinute !== undefined) patch.rateLimitPerMinute = checkRateLimit(input.rateLimitPerMinute);
+  if (input.autoResolveMinutes !== undefined) patch.autoResolveMinutes = checkAutoResolve(input.autoResolveMinutes);
   if (input.active !== undefined) {
     if (input.active && !key.active) await assertOpsgenieInactive(deps.store, project.id);
     patch.active = input.active;

@@ -26,6 +26,8 @@ export interface IntegrationRecord {
   apiUrl: string;
   /** Webhook requests per minute (PRODUCT.md section 10); null = WEBHOOK_RATE_LIMIT_PER_MINUTE, 0 = unlimited. */
   rateLimitPerMinute: number | null;
+  /** Minutes without a new event after which a triggered alert is resolved; null = never. */
+  autoResolveMinutes: number | null;
   /** When the webhook last accepted a request (written at most once a minute); null if never. */
   tokenLastUsedAt: Date | null;
   createdAt: Date;
@@ -42,6 +44,7 @@ export interface IntegrationPatch {
   mapping?: PayloadMapping | null;
   apiUrl?: string;
   rateLimitPerMinute?: number | null;
+  autoResolveMinutes?: number | null;
   at: Date;
 }
 

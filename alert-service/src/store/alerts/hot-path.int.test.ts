@@ -81,7 +81,11 @@ describe.skipIf(!mongoUrl)("alert processing on FerretDB: round trips and pushed
       },
     };
   };
-  const deps = () => ({ stores, jobs: { enqueueIncident: async () => {} }, clock: systemClock });
+  const deps = () => ({
+    stores,
+    jobs: { enqueueIncident: async () => {}, enqueueAutoResolve: async () => {} },
+    clock: systemClock,
+  });
 
   async function record(run: () => Promise<unknown>): Promise<Sent[]> {
     sent.length = 0;

@@ -13,6 +13,7 @@ const http = (projectId: number, name: string, extra: Partial<NewIntegration> = 
   mapping: null,
   apiUrl: "",
   rateLimitPerMinute: null,
+  autoResolveMinutes: null,
   createdAt: at,
   ...extra,
 });
@@ -49,6 +50,7 @@ export function describeIntegrationStoreContract(
         mapping,
         apiUrl: "",
         rateLimitPerMinute: 120,
+        autoResolveMinutes: null,
         tokenLastUsedAt: null,
         createdAt: at,
         updatedAt: at,
@@ -60,6 +62,7 @@ export function describeIntegrationStoreContract(
       expect(await store.get(1, a.id)).toMatchObject({ tokenLastUsedAt: later, updatedAt: at });
       const updated = await store.update(1, a.id, { rateLimitPerMinute: 0, at });
       expect(updated?.rateLimitPerMinute).toBe(0);
+      expect((await store.update(1, a.id, { autoResolveMinutes: 15, at }))?.autoResolveMinutes).toBe(15);
       expect((await store.update(1, a.id, { rateLimitPerMinute: null, at }))?.rateLimitPerMinute).toBeNull();
       expect(await store.get(2, a.id)).toBeUndefined();
     });

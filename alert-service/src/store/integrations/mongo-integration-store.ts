@@ -19,6 +19,7 @@ interface Doc {
   /** Absent on documents written before the field existed. */
   rate_limit_per_minute?: number | null;
   token_last_used_at?: Date | null;
+  auto_resolve_minutes?: number | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -37,6 +38,7 @@ function toRecord(doc: Doc): IntegrationRecord {
     apiUrl: doc.api_url,
     rateLimitPerMinute: doc.rate_limit_per_minute ?? null,
     tokenLastUsedAt: doc.token_last_used_at ?? null,
+    autoResolveMinutes: doc.auto_resolve_minutes ?? null,
     createdAt: doc.created_at,
     updatedAt: doc.updated_at,
   };
@@ -69,6 +71,7 @@ export async function createMongoIntegrationStore(db: Db): Promise<IntegrationSt
         mapping: mappingToText(input.mapping),
         api_url: input.apiUrl,
         rate_limit_per_minute: input.rateLimitPerMinute,
+        auto_resolve_minutes: input.autoResolveMinutes,
         created_at: input.createdAt,
         updated_at: input.createdAt,
       };
@@ -99,6 +102,7 @@ export async function createMongoIntegrationStore(db: Db): Promise<IntegrationSt
       if (patch.mapping !== undefined) $set.mapping = mappingToText(patch.mapping);
       if (patch.apiUrl !== undefined) $set.api_url = patch.apiUrl;
       if (patch.rateLimitPerMinute !== undefined) $set.rate_limit_per_minute = patch.rateLimitPerMinute;
+      if (patch.autoResolveMinutes !== undefined) $set.auto_resolve_minutes = patch.autoResolveMinutes;
       const res = await col.updateOne({ _id: id, project_id: projectId }, { $set }).catch(duplicate);
       if (res.matchedCount === 0) return undefined;
       const doc = await col.findOne({ _id: id, project_id: projectId });

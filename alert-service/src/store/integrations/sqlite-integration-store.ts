@@ -16,6 +16,7 @@ interface Row {
   api_url: string;
   rate_limit_per_minute: number | null;
   token_last_used_at: number | null;
+  auto_resolve_minutes: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -47,6 +48,7 @@ function toRecord(row: Row): IntegrationRecord {
     mapping: mappingFromText(row.mapping),
     apiUrl: row.api_url,
     rateLimitPerMinute: row.rate_limit_per_minute ?? null,
+    autoResolveMinutes: row.auto_resolve_minutes ?? null,
     tokenLastUsedAt: row.token_last_used_at ? new Date(row.token_last_used_at) : null,
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
@@ -65,12 +67,12 @@ export function createSqliteIntegrationStore(db: Database.Database): Integration
   db.exec(SCHEMA);
   // Added after the first release: databases created before get the columns on open.
   const columns = db.prepare("PRAGMA table_info(integrations)").all() as Array<{ name: string }>;
-  for (const added of ["rate_limit_per_minute", "token_last_used_at"])
+  for (const added of ["rate_limit_per_minute", "token_last_used_at", "auto_resolve_minutes"])
     if (!columns.some((c) => c.name === added)) db.exec(`ALTER TABLE integrations ADD COLUMN ${added} INTEGER`);
   const stmt = {
     insert: db.prepare(
-      `INSERT INTO integrations (project_id, type, name, unique_key, active, payload_example, mapping, api_url, rate_limit_per_minute, created_at, updated_at)
-       VALUES (@project_id, @type, @name, @unique_key, @active, @payload_example, @mapping, @api_url, @rate_limit_per_minute, @created_at, @created_at) RETURNING *`,
+      `INSERT INTO integrations (project_id, type, name, unique_key, active, payload_example, mapping, api_url, rate_limit_per_minute, auto_resolve_minutes, created_at, updated_at)
+       VALUES (@project_id, @type, @name, @unique_key, @active, @payload_example, @mapping, @api_url, @rate_limit_per_minute, @auto_resolve_minutes, @created_at, @created_at) RETURNING *`,
     ),
     get: db.prepare("SELECT * FROM integrations WHERE project_id = ? AND id = ?"),
     list: db.prepare("SELECT * FROM integrations WHERE project_id = ? ORDER BY id"),
@@ -95,6 +97,7 @@ export function createSqliteIntegrationStore(db: Database.Database): Integration
           mapping: mappingToText(input.mapping),
           api_url: input.apiUrl,
           rate_limit_per_minute: input.rateLimitPerMinute,
+          auto_resolve_minutes: input.autoResolveMinutes,
           created_at: input.createdAt.getTime(),
         }) as Row;
         return toRecord(row);
@@ -129,6 +132,7 @@ export function createSqliteIntegrationStore(db: Database.Database): Integration
       if (patch.mapping !== undefined) set("mapping", mappingToText(patch.mapping));
       if (patch.apiUrl !== undefined) set("api_url", patch.apiUrl);
       if (patch.rateLimitPerMinute !== undefined) set("rate_limit_per_minute", patch.rateLimitPerMinute);
+      if (patch.autoResolveMinutes !== undefined) set("auto_resolve_minutes", patch.autoResolveMinutes);
       try {
         const row = prepared(
           db,

@@ -60,6 +60,8 @@ export interface Integration {
     | undefined;
   /** Set while posts must carry X-Tocsin-Signature (HTTP integrations). */
   signingEnabled: boolean;
+  /** Minutes without a new event after which a triggered alert is resolved; unset = never. */
+  autoResolveMinutes?: number | undefined;
 }
 
 export interface IntegrationSummary {
@@ -88,7 +90,11 @@ export interface CreateHttpIntegrationRequest {
     | string
     | undefined;
   /** 0 to 1 000 000; 0 = unlimited; unset = WEBHOOK_RATE_LIMIT_PER_MINUTE. */
-  rateLimitPerMinute?: number | undefined;
+  rateLimitPerMinute?:
+    | number
+    | undefined;
+  /** 1 to 10080; 0 = off. */
+  autoResolveMinutes?: number | undefined;
 }
 
 export interface CreateHttpIntegrationResponse {
@@ -111,7 +117,11 @@ export interface UpdateHttpIntegrationRequest {
   active?: boolean | undefined;
   payloadExampleJson?: string | undefined;
   payloadAttributeMappingsJson?: string | undefined;
-  rateLimitPerMinute?: number | undefined;
+  rateLimitPerMinute?:
+    | number
+    | undefined;
+  /** 1 to 10080; 0 = off. */
+  autoResolveMinutes?: number | undefined;
 }
 
 export interface UpdateHttpIntegrationResponse {
@@ -164,7 +174,11 @@ export interface UpdatePrometheusIntegrationRequest {
   projectIdOrPath: string;
   active?: boolean | undefined;
   apiUrl?: string | undefined;
-  rateLimitPerMinute?: number | undefined;
+  rateLimitPerMinute?:
+    | number
+    | undefined;
+  /** 1 to 10080; 0 = off. */
+  autoResolveMinutes?: number | undefined;
 }
 
 export interface UpdatePrometheusIntegrationResponse {
@@ -459,6 +473,7 @@ function createBaseIntegration(): Integration {
     tokenLastUsedAt: undefined,
     previousTokenExpiresAt: undefined,
     signingEnabled: false,
+    autoResolveMinutes: undefined,
   };
 }
 
@@ -511,6 +526,9 @@ export const Integration: MessageFns<Integration> = {
     }
     if (message.signingEnabled !== false) {
       writer.uint32(128).bool(message.signingEnabled);
+    }
+    if (message.autoResolveMinutes !== undefined) {
+      writer.uint32(136).int32(message.autoResolveMinutes);
     }
     return writer;
   },
@@ -656,6 +674,14 @@ export const Integration: MessageFns<Integration> = {
             message.signingEnabled = reader.bool();
             continue;
           }
+          case 17: {
+            if (tag !== 136) {
+              break;
+            }
+
+            message.autoResolveMinutes = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -726,6 +752,11 @@ export const Integration: MessageFns<Integration> = {
         : isSet(object.signing_enabled)
         ? globalThis.Boolean(object.signing_enabled)
         : false,
+      autoResolveMinutes: isSet(object.autoResolveMinutes)
+        ? globalThis.Number(object.autoResolveMinutes)
+        : isSet(object.auto_resolve_minutes)
+        ? globalThis.Number(object.auto_resolve_minutes)
+        : undefined,
     };
   },
 
@@ -779,6 +810,9 @@ export const Integration: MessageFns<Integration> = {
     if (message.signingEnabled !== false) {
       obj.signingEnabled = message.signingEnabled;
     }
+    if (message.autoResolveMinutes !== undefined) {
+      obj.autoResolveMinutes = Math.round(message.autoResolveMinutes);
+    }
     return obj;
   },
 
@@ -803,6 +837,7 @@ export const Integration: MessageFns<Integration> = {
     message.tokenLastUsedAt = object.tokenLastUsedAt ?? undefined;
     message.previousTokenExpiresAt = object.previousTokenExpiresAt ?? undefined;
     message.signingEnabled = object.signingEnabled ?? false;
+    message.autoResolveMinutes = object.autoResolveMinutes ?? undefined;
     return message;
   },
 };
@@ -1096,6 +1131,7 @@ function createBaseCreateHttpIntegrationRequest(): CreateHttpIntegrationRequest 
     payloadExampleJson: undefined,
     payloadAttributeMappingsJson: undefined,
     rateLimitPerMinute: undefined,
+    autoResolveMinutes: undefined,
   };
 }
 
@@ -1118,6 +1154,9 @@ export const CreateHttpIntegrationRequest: MessageFns<CreateHttpIntegrationReque
     }
     if (message.rateLimitPerMinute !== undefined) {
       writer.uint32(48).int32(message.rateLimitPerMinute);
+    }
+    if (message.autoResolveMinutes !== undefined) {
+      writer.uint32(56).int32(message.autoResolveMinutes);
     }
     return writer;
   },
@@ -1183,6 +1222,14 @@ export const CreateHttpIntegrationRequest: MessageFns<CreateHttpIntegrationReque
             message.rateLimitPerMinute = reader.int32();
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.autoResolveMinutes = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1219,6 +1266,11 @@ export const CreateHttpIntegrationRequest: MessageFns<CreateHttpIntegrationReque
         : isSet(object.rate_limit_per_minute)
         ? globalThis.Number(object.rate_limit_per_minute)
         : undefined,
+      autoResolveMinutes: isSet(object.autoResolveMinutes)
+        ? globalThis.Number(object.autoResolveMinutes)
+        : isSet(object.auto_resolve_minutes)
+        ? globalThis.Number(object.auto_resolve_minutes)
+        : undefined,
     };
   },
 
@@ -1242,6 +1294,9 @@ export const CreateHttpIntegrationRequest: MessageFns<CreateHttpIntegrationReque
     if (message.rateLimitPerMinute !== undefined) {
       obj.rateLimitPerMinute = Math.round(message.rateLimitPerMinute);
     }
+    if (message.autoResolveMinutes !== undefined) {
+      obj.autoResolveMinutes = Math.round(message.autoResolveMinutes);
+    }
     return obj;
   },
 
@@ -1256,6 +1311,7 @@ export const CreateHttpIntegrationRequest: MessageFns<CreateHttpIntegrationReque
     message.payloadExampleJson = object.payloadExampleJson ?? undefined;
     message.payloadAttributeMappingsJson = object.payloadAttributeMappingsJson ?? undefined;
     message.rateLimitPerMinute = object.rateLimitPerMinute ?? undefined;
+    message.autoResolveMinutes = object.autoResolveMinutes ?? undefined;
     return message;
   },
 };
@@ -1500,6 +1556,7 @@ function createBaseUpdateHttpIntegrationRequest(): UpdateHttpIntegrationRequest 
     payloadExampleJson: undefined,
     payloadAttributeMappingsJson: undefined,
     rateLimitPerMinute: undefined,
+    autoResolveMinutes: undefined,
   };
 }
 
@@ -1525,6 +1582,9 @@ export const UpdateHttpIntegrationRequest: MessageFns<UpdateHttpIntegrationReque
     }
     if (message.rateLimitPerMinute !== undefined) {
       writer.uint32(56).int32(message.rateLimitPerMinute);
+    }
+    if (message.autoResolveMinutes !== undefined) {
+      writer.uint32(64).int32(message.autoResolveMinutes);
     }
     return writer;
   },
@@ -1598,6 +1658,14 @@ export const UpdateHttpIntegrationRequest: MessageFns<UpdateHttpIntegrationReque
             message.rateLimitPerMinute = reader.int32();
             continue;
           }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.autoResolveMinutes = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1639,6 +1707,11 @@ export const UpdateHttpIntegrationRequest: MessageFns<UpdateHttpIntegrationReque
         : isSet(object.rate_limit_per_minute)
         ? globalThis.Number(object.rate_limit_per_minute)
         : undefined,
+      autoResolveMinutes: isSet(object.autoResolveMinutes)
+        ? globalThis.Number(object.autoResolveMinutes)
+        : isSet(object.auto_resolve_minutes)
+        ? globalThis.Number(object.auto_resolve_minutes)
+        : undefined,
     };
   },
 
@@ -1665,6 +1738,9 @@ export const UpdateHttpIntegrationRequest: MessageFns<UpdateHttpIntegrationReque
     if (message.rateLimitPerMinute !== undefined) {
       obj.rateLimitPerMinute = Math.round(message.rateLimitPerMinute);
     }
+    if (message.autoResolveMinutes !== undefined) {
+      obj.autoResolveMinutes = Math.round(message.autoResolveMinutes);
+    }
     return obj;
   },
 
@@ -1680,6 +1756,7 @@ export const UpdateHttpIntegrationRequest: MessageFns<UpdateHttpIntegrationReque
     message.payloadExampleJson = object.payloadExampleJson ?? undefined;
     message.payloadAttributeMappingsJson = object.payloadAttributeMappingsJson ?? undefined;
     message.rateLimitPerMinute = object.rateLimitPerMinute ?? undefined;
+    message.autoResolveMinutes = object.autoResolveMinutes ?? undefined;
     return message;
   },
 };
@@ -2427,7 +2504,13 @@ export const GetPrometheusIntegrationResponse: MessageFns<GetPrometheusIntegrati
 };
 
 function createBaseUpdatePrometheusIntegrationRequest(): UpdatePrometheusIntegrationRequest {
-  return { projectIdOrPath: "", active: undefined, apiUrl: undefined, rateLimitPerMinute: undefined };
+  return {
+    projectIdOrPath: "",
+    active: undefined,
+    apiUrl: undefined,
+    rateLimitPerMinute: undefined,
+    autoResolveMinutes: undefined,
+  };
 }
 
 export const UpdatePrometheusIntegrationRequest: MessageFns<UpdatePrometheusIntegrationRequest> = {
@@ -2443,6 +2526,9 @@ export const UpdatePrometheusIntegrationRequest: MessageFns<UpdatePrometheusInte
     }
     if (message.rateLimitPerMinute !== undefined) {
       writer.uint32(32).int32(message.rateLimitPerMinute);
+    }
+    if (message.autoResolveMinutes !== undefined) {
+      writer.uint32(40).int32(message.autoResolveMinutes);
     }
     return writer;
   },
@@ -2492,6 +2578,14 @@ export const UpdatePrometheusIntegrationRequest: MessageFns<UpdatePrometheusInte
             message.rateLimitPerMinute = reader.int32();
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.autoResolveMinutes = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2522,6 +2616,11 @@ export const UpdatePrometheusIntegrationRequest: MessageFns<UpdatePrometheusInte
         : isSet(object.rate_limit_per_minute)
         ? globalThis.Number(object.rate_limit_per_minute)
         : undefined,
+      autoResolveMinutes: isSet(object.autoResolveMinutes)
+        ? globalThis.Number(object.autoResolveMinutes)
+        : isSet(object.auto_resolve_minutes)
+        ? globalThis.Number(object.auto_resolve_minutes)
+        : undefined,
     };
   },
 
@@ -2539,6 +2638,9 @@ export const UpdatePrometheusIntegrationRequest: MessageFns<UpdatePrometheusInte
     if (message.rateLimitPerMinute !== undefined) {
       obj.rateLimitPerMinute = Math.round(message.rateLimitPerMinute);
     }
+    if (message.autoResolveMinutes !== undefined) {
+      obj.autoResolveMinutes = Math.round(message.autoResolveMinutes);
+    }
     return obj;
   },
 
@@ -2551,6 +2653,7 @@ export const UpdatePrometheusIntegrationRequest: MessageFns<UpdatePrometheusInte
     message.active = object.active ?? undefined;
     message.apiUrl = object.apiUrl ?? undefined;
     message.rateLimitPerMinute = object.rateLimitPerMinute ?? undefined;
+    message.autoResolveMinutes = object.autoResolveMinutes ?? undefined;
     return message;
   },
 };
