@@ -1,6 +1,6 @@
 import type { CallContext } from "@tocsin/core";
 import type { Directory, SettingsStore } from "./ports.js";
-import { effectiveSetting, indexSettings } from "./recipients.js";
+import { memberSettings } from "./recipients.js";
 
 /** Maintainer (40) and above hear of alerts. */
 const ALERT_MIN_ACCESS_LEVEL = 40;
@@ -27,24 +27,9 @@ export async function resolveAlertRecipients(
   const members = (await deps.directory.listProjectMembers(project.id, ctx)).filter(
     (m) => m.accessLevel >= ALERT_MIN_ACCESS_LEVEL && !m.blocked,
   );
-  if (members.length === 0) return [];
-  const lookup = indexSettings(
-    await deps.store.listForUsers(
-      members.map((m) => m.userId),
-      project.id,
-      project.ancestorGroupIds,
-    ),
-  );
   const out: AlertRecipient[] = [];
-  for (const member of members) {
-    const global = lookup(member.userId, "global", 0);
-    const setting = effectiveSetting(
-      lookup(member.userId, "project", project.id),
-      project.ancestorGroupIds.map((g) => lookup(member.userId, "group", g)),
-      global,
-    );
-    if (setting.level === "disabled") continue;
-    out.push({ userId: member.userId, email: global?.notificationEmail ?? member.email, level: setting.level });
+  for (const { member, setting, email } of await memberSettings(deps.store, members, project)) {
+    if (setting.level !== "disabled") out.push({ userId: member.userId, email, level: setting.level });
   }
   return out.sort((a, b) => a.userId - b.userId);
 }

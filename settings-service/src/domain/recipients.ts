@@ -65,10 +65,33 @@ export function decide(setting: EffectiveSetting, event: EventName, who: Involve
 }
 
 /** Looks up stored settings by (user, source type, source id). */
-export function indexSettings(settings: StoredSetting[]) {
+function indexSettings(settings: StoredSetting[]) {
   const byKey = new Map<string, StoredSetting>();
   for (const s of settings) byKey.set(`${s.userId}:${s.sourceType}:${s.sourceId}`, s);
   return (userId: number, type: StoredSetting["sourceType"], id: number) => byKey.get(`${userId}:${type}:${id}`);
+}
+
+/**
+ * Each member's effective setting for the project and the address they are mailed at (their
+ * global notification e-mail, else the primary one): one read of the store for all of them.
+ */
+export async function memberSettings<M extends { userId: number; email: string }>(
+  store: SettingsStore,
+  members: readonly M[],
+  project: { id: number; ancestorGroupIds: number[] },
+): Promise<Array<{ member: M; setting: EffectiveSetting; email: string }>> {
+  if (members.length === 0) return [];
+  const userIds = members.map((m) => m.userId);
+  const lookup = indexSettings(await store.listForUsers(userIds, project.id, project.ancestorGroupIds));
+  return members.map((member) => {
+    const global = lookup(member.userId, "global", 0);
+    const setting = effectiveSetting(
+      lookup(member.userId, "project", project.id),
+      project.ancestorGroupIds.map((g) => lookup(member.userId, "group", g)),
+      global,
+    );
+    return { member, setting, email: global?.notificationEmail ?? member.email };
+  });
 }
 
 /**
@@ -84,26 +107,16 @@ export async function resolveRecipients(
   const event = parseEvent(query.event);
   const project = await deps.directory.getProject(String(query.projectId), undefined, ctx);
   const members = await deps.directory.listProjectMembers(project.id, ctx);
-  if (members.length === 0) return [];
-  const userIds = members.map((m) => m.userId);
-  const lookup = indexSettings(await deps.store.listForUsers(userIds, project.id, project.ancestorGroupIds));
   const participants = new Set(query.participantUserIds);
   const mentioned = new Set(query.mentionedUserIds);
 
   const out: Recipient[] = [];
-  for (const member of members) {
-    const global = lookup(member.userId, "global", 0);
-    const setting = effectiveSetting(
-      lookup(member.userId, "project", project.id),
-      project.ancestorGroupIds.map((g) => lookup(member.userId, "group", g)),
-      global,
-    );
+  for (const { member, setting, email } of await memberSettings(deps.store, members, project)) {
     const reason = decide(setting, event, {
       participant: participants.has(member.userId),
       mentioned: mentioned.has(member.userId),
     });
-    if (reason)
-      out.push({ userId: member.userId, email: global?.notificationEmail ?? member.email, level: setting.level, reason });
+    if (reason) out.push({ userId: member.userId, email, level: setting.level, reason });
   }
   return out.sort((a, b) => a.userId - b.userId);
 }
