@@ -52,6 +52,7 @@ function queueOf(opts: MailRuntimeOptions): JobQueue {
       lanes: MAIL_LANES,
       queueName: mailQueueName,
       retry,
+      ordered: false,
       ...(opts.queuePrefix ? { prefix: opts.queuePrefix } : {}),
     });
   mkdirSync(opts.config.dataDir, { recursive: true });

@@ -198,7 +198,14 @@ function timerQueueOf(opts: AlertsRuntimeOptions): JobQueue {
   const logger = opts.logger.child({ component: "alert-timers" });
   const prefix = opts.queuePrefix ? { prefix: opts.queuePrefix } : {};
   if (opts.redisUrl)
-    return new BullmqJobQueue({ redisUrl: opts.redisUrl, logger, lanes: 1, queueName: () => "alert-timers", ...prefix });
+    return new BullmqJobQueue({
+      redisUrl: opts.redisUrl,
+      logger,
+      lanes: 1,
+      queueName: () => "alert-timers",
+      ordered: false,
+      ...prefix,
+    });
   const file = opts.queueFile === ":memory:" ? ":memory:" : join(opts.dataDir, "alert-timers.db");
   if (file !== ":memory:") mkdirSync(opts.dataDir, { recursive: true });
   return new LocalJobQueue({ file, logger, lanes: 1, ordered: false });

@@ -25,6 +25,12 @@ export interface BullmqQueueOptions {
   /** The BullMQ queue of a lane (default `alerts-lane-<n>`). */
   queueName?: (lane: number) => string;
   retry?: RetryPolicy;
+  /**
+   * true (default): a lane runs one job at a time across every process (BullMQ global
+   * concurrency 1) in order, a failing job holding it while it retries. false: retries wait in
+   * BullMQ's delayed set and hold nothing (the mail and timer queues).
+   */
+  ordered?: boolean;
 }
 
 /** BullMQ refuses `:` in custom ids. */
@@ -32,9 +38,10 @@ const bullId = (id: string) => id.replaceAll(":", "_");
 
 const DEFAULT_RETRY: RetryPolicy = { maxAttempts: MAX_ATTEMPTS, backoff: backoffMs };
 
-const jobOptions = (job: QueuedJob, retry: RetryPolicy) => ({
+const jobOptions = (job: QueuedJob, retry: RetryPolicy, ordered: boolean) => ({
   jobId: bullId(job.id),
-  attempts: retry.maxAttempts,
+  // Ordered lanes retry inside the processor (see `process`); BullMQ runs such a job once.
+  attempts: ordered ? 1 : retry.maxAttempts,
   // The worker's backoffStrategy computes each delay from the queue's RetryPolicy.
   backoff: { type: "policy" },
   ...(job.delayMs ? { delay: job.delayMs } : {}),
@@ -42,9 +49,16 @@ const jobOptions = (job: QueuedJob, retry: RetryPolicy) => ({
   removeOnFail: { age: 86_400 },
 });
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /**
- * BullMQ backend: one queue per lane, each with one worker of concurrency 1, so a lane's jobs
- * run in order. The producer connection fails fast (no offline queue, one retry) so that an
+ * BullMQ backend: one queue per lane, each with one worker of concurrency 1 per process. An
+ * ordered lane also has BullMQ's global concurrency set to 1, so with several replicas (several
+ * workers per lane) still one job of the lane runs at a time, in the order added: a worker takes
+ * the lane's next job only while the lane has no active job. A failing job retries inside its
+ * run with the RetryPolicy's backoff and stays active meanwhile, so it holds the lane in every
+ * process; a job whose worker died stays active until BullMQ finds it stalled (≤ ~15 s) and
+ * puts it back at the head of the lane. The producer connection fails fast (no offline queue, one retry) so that an
  * unreachable Redis turns into UNAVAILABLE within ~1-2 s instead of a hanging request.
  * Finished jobs are announced on a pub/sub channel for `waitFor`.
  */
@@ -60,10 +74,15 @@ export class BullmqJobQueue implements JobQueue {
   private readonly lanes: number;
   private readonly prefix: string;
   private readonly doneChannel: string;
+  private readonly ordered: boolean;
+  private readonly retry: RetryPolicy;
+  private closing = false;
 
   constructor(private readonly opts: BullmqQueueOptions) {
     this.lanes = opts.lanes ?? DEFAULT_LANES;
     this.prefix = opts.prefix ?? QUEUE_PREFIX;
+    this.ordered = opts.ordered ?? true;
+    this.retry = opts.retry ?? DEFAULT_RETRY;
     const queueName = opts.queueName ?? laneQueueName;
     this.doneChannel = `${this.prefix}:${opts.queueName ? opts.queueName(0) : "alert-jobs"}:done`;
     const failFast = {
@@ -106,7 +125,7 @@ export class BullmqJobQueue implements JobQueue {
     }
     const adds = [...byLane].map(([lane, list]) =>
       (this.queues[lane] as Queue).addBulk(
-        list.map((job) => ({ name: job.name, data: job.data, opts: jobOptions(job, this.opts.retry ?? DEFAULT_RETRY) })),
+        list.map((job) => ({ name: job.name, data: job.data, opts: jobOptions(job, this.retry, this.ordered) })),
       ),
     );
     try {
@@ -124,6 +143,8 @@ export class BullmqJobQueue implements JobQueue {
         connection: this.workerConnection as Redis,
         prefix: this.prefix,
         concurrency: 1,
+        // Ordered lanes start once their global concurrency is set (see `run`).
+        autorun: !this.ordered,
         // Jobs take milliseconds: a worker that died is noticed within ~10 s, not BullMQ's 30 s.
         lockDuration: 10_000,
         stalledInterval: 5_000,
@@ -131,7 +152,7 @@ export class BullmqJobQueue implements JobQueue {
         // fails a job caught by a second crash, and a job here is an acknowledged alert or mail.
         // Jobs are idempotent, so running one again is safe.
         maxStalledCount: Number.MAX_SAFE_INTEGER,
-        settings: { backoffStrategy: (attemptsMade: number) => (this.opts.retry ?? DEFAULT_RETRY).backoff(attemptsMade) },
+        settings: { backoffStrategy: (attemptsMade: number) => this.retry.backoff(attemptsMade) },
       });
       worker.on("error", (err) => this.opts.logger.warn({ err }, "worker error"));
       worker.on("completed", (job) => this.publish(job.id, { state: "completed", result: job.returnvalue ?? null }));
@@ -146,15 +167,39 @@ export class BullmqJobQueue implements JobQueue {
     });
     // Not awaited: with Redis down the service still starts (health NOT_SERVING, ingest 503) and
     // the workers connect once Redis is back.
-    for (const w of this.workers) w.waitUntilReady().catch((err) => this.opts.logger.warn({ err }, "worker not ready"));
+    if (this.ordered) this.workers.forEach((w, lane) => void this.runOrdered(w, this.queues[lane] as Queue));
+    else for (const w of this.workers) w.waitUntilReady().catch((err) => this.opts.logger.warn({ err }, "worker not ready"));
+  }
+
+  /**
+   * Sets the lane's global concurrency to 1 (a field of the queue's meta hash in Redis, so every
+   * replica sees it; setting it again is harmless), retrying until Redis answers, then starts
+   * the worker: no worker of an ordered lane ever runs without the limit.
+   */
+  private async runOrdered(worker: Worker, queue: Queue): Promise<void> {
+    for (let attempt = 1; !this.closing; attempt++) {
+      try {
+        await queue.setGlobalConcurrency(1);
+        break;
+      } catch (err) {
+        this.opts.logger.warn({ err, queue: queue.name }, "ordered lane not started yet");
+        await sleep(Math.min(attempt * 200, 2000));
+      }
+    }
+    if (!this.closing) worker.run().catch((err) => this.opts.logger.warn({ err, queue: queue.name }, "worker stopped"));
   }
 
   private async process(job: Job, run: JobRunner): Promise<unknown> {
-    try {
-      return await run({ id: job.id ?? "", name: job.name, data: job.data, attempt: job.attemptsMade + 1 });
-    } catch (err) {
-      if (err instanceof UnrecoverableJobError) throw new UnrecoverableError(err.message);
-      throw err;
+    for (let attempt = job.attemptsMade + 1; ; attempt++) {
+      try {
+        return await run({ id: job.id ?? "", name: job.name, data: job.data, attempt });
+      } catch (err) {
+        if (err instanceof UnrecoverableJobError) throw new UnrecoverableError(err.message);
+        if (!this.ordered || attempt >= this.retry.maxAttempts) throw err;
+        // The job stays active (its lock renewed by the worker) while it waits: the lane's next
+        // job may not overtake it, in this process or another.
+        await sleep(this.retry.backoff(attempt));
+      }
     }
   }
 
@@ -216,6 +261,7 @@ export class BullmqJobQueue implements JobQueue {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     await Promise.all(this.workers.map((w) => w.close()));
     await Promise.all(this.queues.map((q) => q.close()));
     for (const c of [this.producer, this.subscriber, this.workerConnection]) c?.disconnect();

@@ -128,6 +128,23 @@ export function describeJobQueueContract(name: string, makeFixture: () => Promis
       expect((await q.counts()).failed).toBeGreaterThanOrEqual(1);
     });
 
+    it("holds a lane while its failing job retries: the next job waits for it", async () => {
+      const q = await setup();
+      const ran: string[] = [];
+      await q.start(async (job) => {
+        ran.push(`${job.id}#${job.attempt}`);
+        if (job.name === "flaky" && job.attempt < 3) throw new Error("transient");
+      });
+      const flaky = uid("held");
+      const next = uid("after");
+      await q.addBulk([
+        { id: flaky, name: "flaky", lane: 1, data: {} },
+        { id: next, name: "n", lane: 1, data: {} },
+      ]);
+      expect((await q.waitFor(next, 1, 10_000))?.state).toBe("completed");
+      expect(ran).toEqual([`${flaky}#1`, `${flaky}#2`, `${flaky}#3`, `${next}#1`]);
+    });
+
     it("keeps jobs added while no worker runs and runs them after a restart", async () => {
       const first = await setup();
       const ids = Array.from({ length: 10 }, () => uid("kept"));
