@@ -3,7 +3,7 @@
 // private `redis-server` for BullMQ (so the shared Redis of the tests is never touched) and
 // SQLite stores in a temporary DATA_DIR. Also reads each process's RSS and CPU time from /proc.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { createServer, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -47,7 +47,7 @@ function connects(port) {
   });
 }
 
-async function waitPort(proc, port) {
+export async function waitPort(proc, port) {
   const until = Date.now() + START_TIMEOUT_MS;
   while (Date.now() < until) {
     if (proc.child.exitCode !== null)
@@ -58,11 +58,15 @@ async function waitPort(proc, port) {
   throw new Error(`${proc.name} does not listen on ${port} after ${START_TIMEOUT_MS / 1000} s`);
 }
 
-/** Spawns a process; its output lines are prefixed with its name and kept in a short tail. */
-function launch(name, command, args, env) {
-  const child = spawn(command, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+/**
+ * Spawns a process; its output lines are prefixed with its name and kept in a short tail.
+ * `stdoutFd` (an open file) takes its stdout instead (for logs at LOG_LEVEL=info).
+ */
+export function launch(name, command, args, env, stdoutFd) {
+  const child = spawn(command, args, { cwd: ROOT, env, stdio: ["ignore", stdoutFd ?? "pipe", "pipe"] });
   const tail = [];
   for (const stream of [child.stdout, child.stderr]) {
+    if (!stream) continue;
     createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY }).on("line", (line) => {
       tail.push(line);
       if (tail.length > 20) tail.shift();
@@ -73,7 +77,7 @@ function launch(name, command, args, env) {
   return { name, child, pid: child.pid, tail, exited };
 }
 
-async function stopProc(proc) {
+export async function stopProc(proc) {
   if (proc.child.exitCode !== null || proc.child.signalCode !== null) return;
   proc.child.kill("SIGTERM");
   const timer = setTimeout(() => proc.child.kill("SIGKILL"), STOP_TIMEOUT_MS);
@@ -112,12 +116,6 @@ export function machineCpu() {
 }
 
 /**
- * Starts redis (when `queue` is "redis"), auth, settings, alert-service and the gateway.
- * Resolves to `{ url, alertAddr, procs: {name: pid}, dataDir, stop() }`.
- * `env` adds variables to every service (e.g. `MONGO_URL` for the MongoDB stores).
- * @param {{ queue: "redis" | "local", nodeArgs?: Record<string, string[]>, env?: Record<string, string> }} options
- */
-/**
  * Starts FerretDB (`FERRETDB_BIN`, else the repo's `.tmp/bin/ferretdb`) on free loopback ports:
  * `handler` "sqlite" (files in a temporary folder) or "postgresql" (`postgresUrl`). Resolves to
  * `{ url, metricsUrl, stop() }`; `metricsUrl` serves its Prometheus counters.
@@ -151,11 +149,21 @@ export async function startFerretDb({ handler = "sqlite", postgresUrl } = {}) {
   };
 }
 
-export async function startSystem({ queue, nodeArgs = {}, env: extraEnv = {} }) {
+/**
+ * Starts redis (when `queue` is "redis"), auth, settings, alert-service and the gateway.
+ * Resolves to `{ url, alertAddr, procs: {name: pid}, dataDir, stop() }`.
+ * `env` adds variables to every service (e.g. `MONGO_URL` for the MongoDB stores); `logFile`
+ * receives the services' stdout (their logs) instead of this process; `redisAof` runs Redis with
+ * `--appendonly yes --appendfsync always` (every write on disk before Redis answers).
+ * @param {{ queue: "redis" | "local", nodeArgs?: Record<string, string[]>, env?: Record<string, string>, logFile?: string, redisAof?: boolean }} options
+ */
+export async function startSystem({ queue, nodeArgs = {}, env: extraEnv = {}, logFile, redisAof = false }) {
   const dataDir = mkdtempSync(join(tmpdir(), "tocsin-alert-bench-"));
   const procs = [];
+  const logFd = logFile ? openSync(logFile, "a") : undefined;
   const stop = async () => {
     for (const p of [...procs].reverse()) await stopProc(p);
+    if (logFd !== undefined) closeSync(logFd);
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
@@ -181,14 +189,15 @@ export async function startSystem({ queue, nodeArgs = {}, env: extraEnv = {} }) 
       ...extraEnv,
     };
     if (queue === "redis") {
-      const args = ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dataDir];
+      const aof = redisAof ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"];
+      const args = ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", ...aof, "--dir", dataDir];
       const redis = launch("redis", "redis-server", args, env);
       procs.push(redis);
       await waitPort(redis, redisPort);
       env.REDIS_URL = `redis://127.0.0.1:${redisPort}`;
     }
     const service = async (name, dir, port) => {
-      const p = launch(name, process.execPath, [...(nodeArgs[name] ?? []), join(ROOT, dir, "dist", "main.js")], env);
+      const p = launch(name, process.execPath, [...(nodeArgs[name] ?? []), join(ROOT, dir, "dist", "main.js")], env, logFd);
       procs.push(p);
       await waitPort(p, port);
     };

@@ -1,0 +1,38 @@
+// bench/storm.mjs helper: CPU accounting from /proc and small statistics.
+import { cpuSeconds, machineCpu } from "../alert-system.mjs";
+
+/**
+ * Runs `fn` and measures the CPU seconds each process of `pids` ({name: pid}) used meanwhile, and
+ * the machine's busy share. Resolves to `{ result, wallS, cpuS: {name: s}, machinePct }`
+ * (machinePct out of 100 × cores).
+ */
+export async function withCpu(pids, fn) {
+  const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
+  const m0 = machineCpu();
+  const t0 = performance.now();
+  const result = await fn();
+  const wallS = (performance.now() - t0) / 1000;
+  const cpuS = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, (cpuSeconds(pid) ?? 0) - (before[k] ?? 0)]));
+  const machinePct = Math.round((100 * (machineCpu().busy - m0.busy)) / wallS);
+  return { result, wallS, cpuS, machinePct };
+}
+
+/** CPU milliseconds per item of each process, rounded to 3 decimals. */
+export function perItem(cpuS, n) {
+  if (!n) return {};
+  return Object.fromEntries(Object.entries(cpuS).map(([k, s]) => [k, Math.round((1e6 * s) / n) / 1000]));
+}
+
+export const median = (xs) => {
+  const v = xs.filter((x) => typeof x === "number" && Number.isFinite(x)).sort((a, b) => a - b);
+  if (!v.length) return null;
+  const mid = Math.floor(v.length / 2);
+  return v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+};
+
+/** `{ median, min, max }` of the finite numbers of `xs` (null when there are none). */
+export function spread(xs) {
+  const v = xs.filter((x) => typeof x === "number" && Number.isFinite(x));
+  if (!v.length) return { median: null, min: null, max: null };
+  return { median: median(v), min: Math.min(...v), max: Math.max(...v) };
+}
