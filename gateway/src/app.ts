@@ -6,7 +6,7 @@ import { accessLog } from "./middleware/access-log.js";
 import { authenticate } from "./middleware/authenticate.js";
 import { bodyParsers } from "./middleware/body-parsers.js";
 import { errorHandler, notFoundHandler } from "./middleware/errors.js";
-import { createHttpMetrics } from "./middleware/metrics.js";
+import { createHttpMetrics, type HttpMetrics } from "./middleware/metrics.js";
 import { createPrincipalCache, type PrincipalCache } from "./middleware/principal-cache.js";
 import { requestId } from "./middleware/request-id.js";
 import { captureRoute } from "./middleware/route-label.js";
@@ -17,29 +17,36 @@ import { healthRoutes } from "./routes/health.js";
 import { identityRoutes } from "./routes/identity.js";
 import { notificationSettingsRoutes } from "./routes/notification-settings.js";
 import { sessionRoutes } from "./session/routes.js";
-import { webhookRouter } from "./webhook/router.js";
+
+/** What the express app and the webhook handler (src/webhook/handler.ts) share. */
+export interface HttpShared {
+  /** One registry and one pair of HTTP metrics for both. */
+  metrics: HttpMetrics;
+  /** One failed-credential count per client address, for the webhook and the API alike. */
+  throttle: CredentialThrottle;
+}
+
+export function createHttpShared(deps: GatewayDeps): HttpShared {
+  const limits = createLimiterBackend(deps.config.redisUrl, deps.config.rateLimitPrefix);
+  deps.closers.push(() => limits.close());
+  return { metrics: createHttpMetrics(), throttle: createCredentialThrottle(limits) };
+}
 
 /**
  * The gateway's HTTP application (no listen). Order matters: nosniff → request id → access log →
- * metrics → probes → webhook (reads its own raw body, so before any parser) → console sessions →
- * REST API → web console (assets, and index.html for page addresses) → 404 → errors.
+ * metrics → probes → console sessions → REST API → web console (assets, and index.html for page
+ * addresses) → 404 → errors. The webhook's posts never get here: the handler in front of this
+ * app (service.ts) takes them.
  */
-export function createApp(deps: GatewayDeps): Express {
+export function createApp(deps: GatewayDeps, { metrics, throttle }: HttpShared): Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("query parser", "simple");
   app.set("trust proxy", deps.config.trustProxy);
-  const metrics = createHttpMetrics();
   const principals = createPrincipalCache({ auth: deps.auth, logger: deps.logger });
-  const limits = createLimiterBackend(deps.config.redisUrl, deps.config.rateLimitPrefix);
-  const throttle = createCredentialThrottle(limits);
-  deps.closers.push(
-    () => principals.close(),
-    () => limits.close(),
-  );
+  deps.closers.push(() => principals.close());
   app.use(noSniff(), captureRoute(), requestId(), accessLog(deps.logger), metrics.middleware);
   app.use(healthRoutes(deps, metrics.registry));
-  app.use(webhookRouter(deps, throttle, metrics.registry));
   app.use(sessionRoutes(deps, principals));
   app.use("/api/v4", restApi(deps, principals, throttle));
   app.use(consoleRoutes(deps.config.consoleDir));

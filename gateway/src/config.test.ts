@@ -16,6 +16,7 @@ describe("gateway configuration", () => {
       consoleDir: fileURLToPath(new URL("../../web/dist", import.meta.url)),
       rateLimitPrefix: "tocsin:limits",
       trustProxy: false,
+      webhookLogSummarySeconds: 10,
     });
     expect(loadConfig({ CONSOLE_DIR: "/srv/console" }).consoleDir).toBe("/srv/console");
   });
@@ -24,6 +25,13 @@ describe("gateway configuration", () => {
     expect(loadConfig({ TRUST_PROXY: "true" }).trustProxy).toBe(true);
     expect(loadConfig({ TRUST_PROXY: "2" }).trustProxy).toBe(2);
     expect(loadConfig({ TRUST_PROXY: "loopback, 10.0.0.0/8" }).trustProxy).toBe("loopback, 10.0.0.0/8");
+  });
+
+  it("reads WEBHOOK_LOG_SUMMARY_SECONDS: 0 (a line per request) to 3600", () => {
+    expect(loadConfig({ WEBHOOK_LOG_SUMMARY_SECONDS: "0" }).webhookLogSummarySeconds).toBe(0);
+    expect(loadConfig({ WEBHOOK_LOG_SUMMARY_SECONDS: "60" }).webhookLogSummarySeconds).toBe(60);
+    for (const bad of ["-1", "3601", "1.5", "often"])
+      expect(() => loadConfig({ WEBHOOK_LOG_SUMMARY_SECONDS: bad })).toThrow(ConfigError);
   });
 
   it("derives EXTERNAL_URL from PORT and drops a trailing slash", () => {

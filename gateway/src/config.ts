@@ -17,6 +17,11 @@ const schema = z
      * `loopback`, `10.0.0.0/8`, `1`). Unset: the TCP peer is the client.
      */
     TRUST_PROXY: z.string().min(1).optional(),
+    /**
+     * Seconds between the webhook's summary log lines (counts by status); accepted posts and 429s
+     * get no line of their own. 0: one access line per webhook request, like every other route.
+     */
+    WEBHOOK_LOG_SUMMARY_SECONDS: z.coerce.number().int().min(0).max(3600).default(10),
     ...commonEnv,
     ...redisEnv,
   })
@@ -32,6 +37,7 @@ const schema = z
     consoleDir: env.CONSOLE_DIR ?? DEFAULT_CONSOLE_DIR,
     rateLimitPrefix: env.RATE_LIMIT_PREFIX,
     trustProxy: trustProxyOf(env.TRUST_PROXY),
+    webhookLogSummarySeconds: env.WEBHOOK_LOG_SUMMARY_SECONDS,
   }));
 
 /** `true`/`false`, a hop count, or addresses/subnets (express's forms); unset → false. */

@@ -1,11 +1,12 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ServiceDeps } from "@tocsin/core";
-import { createApp } from "./app.js";
+import { createApp, createHttpShared } from "./app.js";
 import { createClients } from "./clients.js";
 import type { GatewayConfig } from "./config.js";
 import type { GatewayDeps } from "./deps.js";
 import { createDrain } from "./http/drain.js";
+import { createWebhookHandler } from "./webhook/handler.js";
 
 export interface RunningGateway {
   /** `http://127.0.0.1:<bound port>` */
@@ -30,11 +31,14 @@ export async function createGateway(config: GatewayConfig, { logger }: ServiceDe
   const clients = createClients(resolved);
   const { auth, alert, settings } = clients;
   const deps: GatewayDeps = { config: resolved, logger, auth, alert, settings, closers: [] };
-  const app = createApp(deps);
+  const shared = createHttpShared(deps);
+  const app = createApp(deps, shared);
+  const webhook = createWebhookHandler(deps, shared);
   const drain = createDrain(server);
   server.on("request", (req, res) => {
     drain.track(req, res);
-    app(req, res);
+    // Webhook posts (the alert storm's path) on plain node:http; everything else through express.
+    if (!webhook(req, res)) app(req, res);
   });
   let stopping: Promise<void> | undefined;
   return {

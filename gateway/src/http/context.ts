@@ -27,11 +27,6 @@ export function callContext(res: Response): CallContext {
   return { requestId: requestIdOf(res), principal: { userId: principalOf(res).userId } };
 }
 
-/** The call context of a request made with no user (webhooks). */
-export function anonymousContext(res: Response): CallContext {
-  return { requestId: requestIdOf(res) };
-}
-
 /** The per-request child logger set by the access-log middleware (falls back to `fallback`). */
 export function loggerOf(res: Response, fallback: Logger): Logger {
   return (res.locals.logger as Logger | undefined) ?? fallback;

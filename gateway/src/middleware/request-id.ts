@@ -4,11 +4,15 @@ import type { NextFunction, Request, Response } from "express";
 const REQUEST_ID_HEADER = "X-Request-Id";
 const SANE_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
+/** A caller's sane `X-Request-Id` (1–128 of `[A-Za-z0-9._-]`), or a new UUID. */
+export function requestIdFrom(incoming: string | string[] | undefined): string {
+  return typeof incoming === "string" && SANE_ID.test(incoming) ? incoming : randomUUID();
+}
+
 /** Accepts a caller's sane `X-Request-Id` or makes one; echoes it and keeps it in res.locals. */
 export function requestId() {
   return (req: Request, res: Response, next: NextFunction) => {
-    const incoming = req.get(REQUEST_ID_HEADER);
-    const id = incoming && SANE_ID.test(incoming) ? incoming : randomUUID();
+    const id = requestIdFrom(req.get(REQUEST_ID_HEADER));
     res.locals.requestId = id;
     res.setHeader(REQUEST_ID_HEADER, id);
     next();

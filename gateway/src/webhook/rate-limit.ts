@@ -1,6 +1,6 @@
+import type { ServerResponse } from "node:http";
 import { AppError } from "@tocsin/core";
 import type { alertV1 } from "@tocsin/proto";
-import type { Response } from "express";
 import { Counter, type Registry } from "prom-client";
 
 /** Seconds of the burst window the budget refills in (alert-service's limiter). */
@@ -10,7 +10,7 @@ const WINDOW_SECONDS = 6;
  * `RateLimit-Limit` (requests per minute), `RateLimit-Remaining` and `RateLimit-Reset` (seconds)
  * of the current burst window, and `RateLimit-Policy` saying the window: `<burst>;w=6`.
  */
-export function setRateLimitHeaders(res: Response, state: alertV1.RateLimitState): void {
+export function setRateLimitHeaders(res: ServerResponse, state: alertV1.RateLimitState): void {
   const burst = Math.max(1, Math.round(state.limitPerMinute / 10));
   res.setHeader("RateLimit-Limit", String(state.limitPerMinute));
   res.setHeader("RateLimit-Remaining", String(state.remaining));

@@ -1,5 +1,5 @@
-import { AppError, forbidden, invalidArgument, type Logger } from "@tocsin/core";
-import type { Response } from "express";
+import type { ServerResponse } from "node:http";
+import { AppError, forbidden, invalidArgument } from "@tocsin/core";
 import { toHttpError } from "../http-errors.js";
 
 // The webhook's own refusals, as AppErrors: they leave through the one code → HTTP table
@@ -31,18 +31,34 @@ export const webhookPayloadTooLarge = () =>
 /** A request the webhook cannot take (body, headers): 400 `{"message": ...}`. */
 export const webhookBadRequest = (message: string) => invalidArgument("WEBHOOK_REQUEST_INVALID", message);
 
+/** A JSON answer, as express's `res.status(status).json(body)` writes it (without its ETag). */
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader("Content-Type", "application/json; charset=utf-8");
+  res.setHeader("Content-Length", Buffer.byteLength(text));
+  res.end(text);
+}
+
+/** What a refusal was, for the webhook's log: the HTTP status, the AppError reason, and whether it was unexpected. */
+export interface Refusal {
+  status: number;
+  reason: string;
+  unexpected: boolean;
+}
+
 /**
  * Every webhook failure, through `toHttpError`. The webhook's bodies are always `{"message": "..."}`
  * (a string, saying what is wrong), and a 401 carries the Bearer challenge.
  */
-export function sendWebhookError(res: Response, err: unknown, logger: Logger): void {
+export function sendWebhookError(res: ServerResponse, err: unknown): Refusal {
   const mapped = toHttpError(err);
-  if (mapped.unexpected) logger.error({ err: err instanceof AppError ? (err.cause ?? err) : err }, "webhook failed");
   const body = mapped.body as { message?: unknown; error?: string };
   const message = typeof body.message === "string" ? body.message : (body.error ?? JSON.stringify(body.message));
-  const headers =
-    mapped.status === 401 ? { ...mapped.headers, "WWW-Authenticate": 'Bearer realm="tocsin alerts"' } : mapped.headers;
-  res.status(mapped.status).set(headers).json({ message });
+  for (const [name, value] of Object.entries(mapped.headers)) res.setHeader(name, value);
+  if (mapped.status === 401) res.setHeader("WWW-Authenticate", 'Bearer realm="tocsin alerts"');
+  sendJson(res, mapped.status, { message });
+  return { status: mapped.status, reason: err instanceof AppError ? err.reason : "INTERNAL", unexpected: mapped.unexpected };
 }
 
 const MAX_WAIT_SECONDS = 10;

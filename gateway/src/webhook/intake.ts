@@ -1,23 +1,20 @@
-import { AppError, safeEqual, sha256 } from "@tocsin/core";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { AppError, type CallContext, safeEqual, sha256 } from "@tocsin/core";
 import { authV1 } from "@tocsin/proto";
-import { type NextFunction, type Request, type Response, Router } from "express";
-import type { Registry } from "prom-client";
-import type { GatewayDeps } from "../deps.js";
-import { clientAddress } from "../http/client-address.js";
-import { anonymousContext, loggerOf, requestIdOf } from "../http/context.js";
+import type { AlertClient } from "../deps.js";
 import type { CredentialThrottle } from "../protect/credential-throttle.js";
 import { isJsonContentType, parseJsonObject, readBoundedBody } from "./body.js";
 import { extractToken } from "./credential.js";
-import { createEndpointCache, type EndpointCache } from "./endpoint-cache.js";
-import { matchWebhookPath, type WebhookRoute } from "./match.js";
-import { createThrottleCounter, rateLimited, setRateLimitHeaders } from "./rate-limit.js";
+import type { EndpointCache } from "./endpoint-cache.js";
+import type { WebhookRoute } from "./match.js";
+import { rateLimited, setRateLimitHeaders } from "./rate-limit.js";
 import {
   endpointIdentifierInvalid,
   idempotencyKeyOf,
   integrationInactive,
   integrationOverTierLimit,
   preferWaitMs,
-  sendWebhookError,
+  sendJson,
   webhookBadRequest,
   webhookPayloadTooLarge,
   webhookUnauthorized,
@@ -26,17 +23,57 @@ import { SIGNATURE_HEADER, signatureRefused, verifySignature } from "./signature
 
 const State = authV1.EndpointState;
 
+/** What the webhook's steps use, built once per gateway. */
+export interface IntakeDeps {
+  alert: AlertClient;
+  cache: EndpointCache;
+  throttle: CredentialThrottle;
+  /** Counts a request refused by the integration's rate limit. */
+  throttled: (projectId: number, recovery: boolean) => void;
+}
+
+/** One request's facts that are known before any step runs. */
+export interface IntakeRequest {
+  route: WebhookRoute;
+  ctx: CallContext;
+  address: string;
+}
+
+/**
+ * PRODUCT.md sections 5 and 10, in order: the address's failed credentials, route, credential and
+ * state from the headers, the signature's presence, then at most 1 MiB of body, its signature and
+ * content, then the ingest. Throws an AppError for every refusal; writes the answer on success.
+ */
+export async function receive(deps: IntakeDeps, req: IncomingMessage, res: ServerResponse, at: IntakeRequest): Promise<void> {
+  // Until the body has been read, an early answer must not leave it to be drained.
+  res.setHeader("Connection", "close");
+  await deps.throttle.check(at.address);
+  const found = await authorise(deps.cache, at, req).catch(async (err: unknown) => {
+    if (err instanceof AppError && err.code === "UNAUTHENTICATED") await deps.throttle.failed(at.address);
+    throw err;
+  });
+  // A missing signature is refused before the body is read.
+  if (found.signingSecret && !req.headers[SIGNATURE_HEADER]) throw signatureRefused("missing");
+  const payloadJson = await readPayload(req, found.signingSecret);
+  res.removeHeader("Connection");
+  const idempotencyKey = idempotencyKeyOf(req.headers["idempotency-key"]);
+  if (idempotencyKey === null) throw webhookBadRequest("Idempotency-Key must be 1 to 255 visible ASCII characters");
+  const prefer = req.headers.prefer;
+  const waitMs = preferWaitMs(typeof prefer === "string" ? prefer : undefined);
+  const batch = at.route.kind === "prometheus";
+  await ingest(deps, res, at.ctx, { found, payloadJson, idempotencyKey: idempotencyKey ?? "", waitMs, batch });
+}
+
 /** Steps 1–3 of PRODUCT.md section 5, from the headers alone: route, credential, state. */
 async function authorise(
   cache: EndpointCache,
-  route: WebhookRoute,
-  req: Request,
-  res: Response,
+  { route, ctx }: IntakeRequest,
+  req: IncomingMessage,
 ): Promise<authV1.ResolveIntegrationEndpointResponse> {
   if (!route.valid) throw endpointIdentifierInvalid();
   const token = extractToken(req.headers.authorization);
   if (!token) throw webhookUnauthorized();
-  const found = await cache.resolve(route.fullPath, route.kind, route.identifier, anonymousContext(res));
+  const found = await cache.resolve(route.fullPath, route.kind, route.identifier, ctx);
   const hash = sha256(token);
   const current = found.tokenSha256.length === 32 && safeEqual(hash, found.tokenSha256);
   // During a reset's grace period the previous key works too (checked against the clock here, so
@@ -58,7 +95,7 @@ async function authorise(
  * Steps 4–5: the body, never read past 1 MiB, then (for an integration with a signing secret)
  * its X-Tocsin-Signature over the raw bytes, then its content.
  */
-async function readPayload(req: Request, signingSecret: string): Promise<string> {
+async function readPayload(req: IncomingMessage, signingSecret: string): Promise<string> {
   const read = await readBoundedBody(req);
   if (!read.ok) throw read.problem.kind === "too_large" ? webhookPayloadTooLarge() : webhookBadRequest(read.problem.message);
   if (signingSecret) {
@@ -77,45 +114,6 @@ async function readPayload(req: Request, signingSecret: string): Promise<string>
   return parsed.text;
 }
 
-/**
- * The alert webhook receiver (PRODUCT.md section 5), mounted before any body parser: it checks
- * route, credential and integration state from the headers, then reads at most 1 MiB of body.
- */
-export function webhookRouter(deps: GatewayDeps, throttle: CredentialThrottle, registry: Registry): Router {
-  const router = Router();
-  const throttled = createThrottleCounter(registry);
-  const cache = createEndpointCache({ auth: deps.auth, logger: deps.logger });
-  deps.closers.push(() => cache.close());
-
-  router.post(/\/alerts\/notify/, async (req: Request, res: Response, next: NextFunction) => {
-    const route = matchWebhookPath(req.path);
-    if (!route) return next();
-    // Until the body has been read, an early answer must not leave it to be drained.
-    res.setHeader("Connection", "close");
-    const address = clientAddress(req);
-    try {
-      await throttle.check(address);
-      const found = await authorise(cache, route, req, res).catch(async (err: unknown) => {
-        if (err instanceof AppError && err.code === "UNAUTHENTICATED") await throttle.failed(address);
-        throw err;
-      });
-      // A missing signature is refused before the body is read.
-      if (found.signingSecret && !req.headers[SIGNATURE_HEADER]) throw signatureRefused("missing");
-      const payloadJson = await readPayload(req, found.signingSecret);
-      res.removeHeader("Connection");
-      const idempotencyKey = idempotencyKeyOf(req.headers["idempotency-key"]);
-      if (idempotencyKey === null) throw webhookBadRequest("Idempotency-Key must be 1 to 255 visible ASCII characters");
-      const waitMs = preferWaitMs(req.get("prefer"));
-      const batch = route.kind === "prometheus";
-      await ingest(deps, res, { found, payloadJson, idempotencyKey: idempotencyKey ?? "", waitMs, batch, throttled });
-    } catch (err) {
-      sendWebhookError(res, err, loggerOf(res, deps.logger));
-    }
-  });
-
-  return router;
-}
-
 interface IngestInput {
   found: authV1.ResolveIntegrationEndpointResponse;
   payloadJson: string;
@@ -123,11 +121,10 @@ interface IngestInput {
   waitMs: number;
   /** An Alertmanager batch: the answer lists every alert's fingerprint, in order. */
   batch: boolean;
-  /** Counts a request refused by the integration's rate limit. */
-  throttled: (projectId: number, recovery: boolean) => void;
 }
 
-async function ingest(deps: GatewayDeps, res: Response, input: IngestInput): Promise<void> {
+/** Step 6: one IngestAlert call; 202 once durably queued, or 200 with the outcomes after `Prefer: wait`. */
+async function ingest(deps: IntakeDeps, res: ServerResponse, ctx: CallContext, input: IngestInput): Promise<void> {
   const { found, payloadJson, idempotencyKey, waitMs, batch } = input;
   const request = {
     projectId: found.projectId,
@@ -137,26 +134,27 @@ async function ingest(deps: GatewayDeps, res: Response, input: IngestInput): Pro
     receivedAt: new Date(),
     waitMs,
   };
-  const out = await deps.alert.ingestAlert(request, anonymousContext(res), { timeoutMs: waitMs + 5_000 });
+  const out = await deps.alert.ingestAlert(request, ctx, { timeoutMs: waitMs + 5_000 });
   if (out.rateLimit) {
     setRateLimitHeaders(res, out.rateLimit);
     if (out.rateLimit.throttled) {
-      input.throttled(found.projectId, out.rateLimit.recovery);
+      deps.throttled(found.projectId, out.rateLimit.recovery);
       throw rateLimited(out.rateLimit);
     }
   }
   if (out.replayed) res.setHeader("Idempotent-Replayed", "true");
   if (waitMs > 0 && out.processed) {
     res.setHeader("Preference-Applied", `wait=${Math.ceil(waitMs / 1000)}`);
-    res.status(200).json(out.outcomes.map((o) => ({ iid: o.iid, title: o.title, status: o.status, events: o.events })));
+    const outcomes = out.outcomes.map((o) => ({ iid: o.iid, title: o.title, status: o.status, events: o.events }));
+    sendJson(res, 200, outcomes);
     return;
   }
   const fingerprints = out.fingerprints.map((f) => f || null);
   const body: Record<string, unknown> = {
     status: "accepted",
-    request_id: out.requestId || requestIdOf(res),
+    request_id: out.requestId || ctx.requestId,
     fingerprint: fingerprints[0] ?? null,
   };
   if (batch || fingerprints.length > 1) body.fingerprints = fingerprints;
-  res.status(202).json(body);
+  sendJson(res, 202, body);
 }

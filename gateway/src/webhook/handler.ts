@@ -1,0 +1,96 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { parse as parseUrl } from "node:url";
+import { AppError } from "@tocsin/core";
+import type { GatewayDeps } from "../deps.js";
+import { createClientAddress } from "../http/client-address.js";
+import type { HttpMetrics } from "../middleware/metrics.js";
+import { requestIdFrom } from "../middleware/request-id.js";
+import type { CredentialThrottle } from "../protect/credential-throttle.js";
+import { createEndpointCache } from "./endpoint-cache.js";
+import { type IntakeDeps, receive } from "./intake.js";
+import { matchWebhookPath, type WebhookRoute } from "./match.js";
+import { createThrottleCounter } from "./rate-limit.js";
+import { type Refusal, sendWebhookError } from "./respond.js";
+import { createWebhookLog, WEBHOOK_ROUTE } from "./webhook-log.js";
+
+/** Takes a request when it is a webhook post (true), else leaves it alone (false). */
+export type WebhookHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+/**
+ * The alert webhook receiver (PRODUCT.md sections 5 and 10) on plain node:http, in front of the
+ * express app: `POST` to one of the three webhook URL shapes (match.ts) is answered here, without
+ * express, its middleware or a per-request log line; anything else is left to express. It adds
+ * what the app's middleware adds to every answer (nosniff, X-Request-Id) and counts into the same
+ * `http_requests_total` / `http_request_duration_seconds`.
+ */
+export function createWebhookHandler(
+  deps: GatewayDeps,
+  shared: { metrics: HttpMetrics; throttle: CredentialThrottle },
+): WebhookHandler {
+  const cache = createEndpointCache({ auth: deps.auth, logger: deps.logger });
+  const log = createWebhookLog(deps.logger, deps.config.webhookLogSummarySeconds);
+  deps.closers.push(
+    () => cache.close(),
+    () => log.close(),
+  );
+  const intake: IntakeDeps = {
+    alert: deps.alert,
+    cache,
+    throttle: shared.throttle,
+    throttled: createThrottleCounter(shared.metrics.registry),
+  };
+  const record = shared.metrics.route("POST", WEBHOOK_ROUTE);
+  const addressOf = createClientAddress(deps.config.trustProxy);
+
+  /** One webhook request from its first byte to its answer: where a trace span belongs. */
+  async function handleWebhook(req: IncomingMessage, res: ServerResponse, route: WebhookRoute, path: string): Promise<void> {
+    const started = performance.now();
+    const requestId = requestIdFrom(req.headers["x-request-id"]);
+    res.setHeader("X-Content-Type-Options", "nosniff");
+    res.setHeader("X-Request-Id", requestId);
+    let refusal: Refusal | undefined;
+    let error: unknown;
+    try {
+      await receive(intake, req, res, { route, ctx: { requestId }, address: addressOf(req) });
+    } catch (err) {
+      error = err instanceof AppError && err.cause !== undefined ? err.cause : err;
+      if (res.headersSent) res.destroy();
+      else refusal = sendWebhookError(res, err);
+    } finally {
+      const durationMs = performance.now() - started;
+      record(res.statusCode, durationMs / 1000);
+      log.request({ requestId, path, status: res.statusCode, durationMs, refusal, error });
+    }
+  }
+
+  return (req, res) => {
+    if (req.method !== "POST") return false;
+    const path = pathOf(req.url ?? "/");
+    const route = matchWebhookPath(path);
+    if (!route) return false;
+    void handleWebhook(req, res, route, path);
+    return true;
+  };
+}
+
+/**
+ * The path of a request target exactly as express sees it (`parseurl`): the fast case is a target
+ * starting with `/` without a character that makes parseurl fall back to `url.parse`.
+ */
+function pathOf(url: string): string {
+  if (url.charCodeAt(0) === 0x2f /* / */) {
+    let end = url.length;
+    for (let i = 1; i < url.length; i++) {
+      const c = url.charCodeAt(i);
+      if (c === 0x3f /* ? */) {
+        end = i;
+        break;
+      }
+      if (c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d || c === 0x20 || c === 0x23 || c === 0xa0 || c === 0xfeff) {
+        return parseUrl(url).pathname ?? "";
+      }
+    }
+    return end === url.length ? url : url.slice(0, end);
+  }
+  return parseUrl(url).pathname ?? "";
+}
