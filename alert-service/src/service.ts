@@ -22,7 +22,7 @@ import { integrationHandlers } from "./handlers/integrations.js";
 import { createFlexibleLimiter } from "./limits/flexible-limiter.js";
 import { createMailRuntime } from "./mail-runtime.js";
 import { BullmqJobQueue } from "./queue/bullmq-queue.js";
-import { createAlertJobs, createJobRunner } from "./queue/jobs.js";
+import { createAlertJobs, createJobRunner, createTimerRunner } from "./queue/jobs.js";
 import { LocalJobQueue } from "./queue/local-queue.js";
 import type { JobQueue } from "./queue/queue.js";
 import { createMongoAlertsStores } from "./store/alerts/mongo-stores.js";
@@ -251,7 +251,7 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
     async start() {
       const runner = createJobRunner(useCases.jobs, opts.logger.child({ component: "alert-worker" }));
       await queue.start(runner);
-      await timers.start(runner);
+      await timers.start(createTimerRunner(queue));
       housekeeping = setInterval(purge, 10 * 60_000);
       housekeeping.unref();
     },

@@ -1,12 +1,14 @@
 import { AppError, type Logger, unavailable, z } from "@tocsin/core";
 import { autoResolveJobId } from "../domain/alerts/auto-resolve.js";
-import { SEVERITIES } from "../domain/alerts/model.js";
+import { ALERT_STATUSES, SEVERITIES } from "../domain/alerts/model.js";
 import {
   type AlertJobs,
   type AutoResolveJob,
   type IncidentJob,
   laneKeyOf,
   type ProcessAlertJob,
+  type StatusChangeJob,
+  type StatusChangeResult,
 } from "../domain/alerts/ports.js";
 import { DEFAULT_LANES, type JobQueue, type JobRunner, UnrecoverableJobError } from "./queue.js";
 
@@ -15,7 +17,17 @@ import { DEFAULT_LANES, type JobQueue, type JobRunner, UnrecoverableJobError } f
 export const QUEUE_PREFIX = "tocsin";
 export const laneQueueName = (lane: number) => `alerts-lane-${lane}`;
 
-const JOB_NAMES = { processAlert: "process-alert", incident: "incident", autoResolve: "auto-resolve" } as const;
+/**
+ * `auto-resolve` waits in the timer queue; when due it is moved into its alert's lane as
+ * `auto-resolve-apply`, which changes the alert (every write to an alert runs in its lane).
+ */
+const JOB_NAMES = {
+  processAlert: "process-alert",
+  incident: "incident",
+  autoResolve: "auto-resolve",
+  autoResolveApply: "auto-resolve-apply",
+  setStatus: "set-status",
+} as const;
 
 const normalizedAlertSchema = z.object({
   title: z.string(),
@@ -48,6 +60,15 @@ const autoResolveSchema = z.object({
   alertId: z.number().int().positive(),
   events: z.number().int().positive(),
   minutes: z.number().int().positive(),
+  laneKey: z.string().min(1),
+});
+
+const statusChangeSchema = z.object({
+  requestId: z.string().min(1),
+  projectId: z.number().int().positive(),
+  alertId: z.number().int().positive(),
+  status: z.enum(ALERT_STATUSES),
+  at: z.string().min(1),
   laneKey: z.string().min(1),
 });
 
@@ -98,6 +119,14 @@ export function createAlertJobs(queue: JobQueue, timers: JobQueue, lanes = DEFAU
       const id = autoResolveJobId(job);
       await timers.add({ id, name: JOB_NAMES.autoResolve, lane: 0, data: job, delayMs });
     },
+    async changeStatus(job: StatusChangeJob, timeoutMs: number) {
+      const id = `status-${job.requestId}`;
+      const lane = laneOf(job.laneKey, lanes);
+      await queue.add({ id, name: JOB_NAMES.setStatus, lane, data: job });
+      const result = await queue.waitFor(id, lane, timeoutMs);
+      if (result?.state === "failed") throw new AppError("INTERNAL", "STATUS_CHANGE_FAILED", result.error);
+      return result?.state === "completed" ? (result.result as StatusChangeResult) : undefined;
+    },
     async waitFor(jobId: string, timeoutMs: number) {
       const known = laneOfJob.get(jobId);
       const candidates = known === undefined ? Array.from({ length: lanes }, (_, i) => i) : [known];
@@ -123,6 +152,19 @@ export interface JobHandlers {
   processAlert(job: ProcessAlertJob, logger: Logger): Promise<unknown>;
   incident(job: IncidentJob, logger: Logger): Promise<void>;
   autoResolve(job: AutoResolveJob, logger: Logger): Promise<void>;
+  setStatus(job: StatusChangeJob, logger: Logger): Promise<StatusChangeResult>;
+}
+
+/** The timer queue's runner: a due auto-resolve job moves into its alert's lane (same id, idempotent). */
+export function createTimerRunner(queue: JobQueue, lanes = DEFAULT_LANES): JobRunner {
+  return async (job) => {
+    const parsed = autoResolveSchema.safeParse(job.data);
+    if (job.name !== JOB_NAMES.autoResolve || !parsed.success)
+      throw new UnrecoverableJobError(`invalid job ${job.name} ${job.id}`);
+    const lane = laneOf(parsed.data.laneKey, lanes);
+    await queue.add({ id: autoResolveJobId(parsed.data), name: JOB_NAMES.autoResolveApply, lane, data: parsed.data });
+    return null;
+  };
 }
 
 /**
@@ -134,7 +176,8 @@ export function createJobRunner(handlers: JobHandlers, logger: Logger): JobRunne
     const schemas: Record<string, z.ZodType> = {
       [JOB_NAMES.processAlert]: processAlertSchema,
       [JOB_NAMES.incident]: incidentSchema,
-      [JOB_NAMES.autoResolve]: autoResolveSchema,
+      [JOB_NAMES.autoResolveApply]: autoResolveSchema,
+      [JOB_NAMES.setStatus]: statusChangeSchema,
     };
     const schema = schemas[job.name];
     const parsed = schema?.safeParse(job.data);
@@ -143,7 +186,8 @@ export function createJobRunner(handlers: JobHandlers, logger: Logger): JobRunne
     const log = logger.child({ ...data.log, requestId: data.requestId, jobId: job.id, job: job.name, attempt: job.attempt });
     try {
       if (job.name === JOB_NAMES.processAlert) return await handlers.processAlert(parsed.data as ProcessAlertJob, log);
-      if (job.name === JOB_NAMES.autoResolve) await handlers.autoResolve(parsed.data as AutoResolveJob, log);
+      if (job.name === JOB_NAMES.setStatus) return await handlers.setStatus(parsed.data as StatusChangeJob, log);
+      if (job.name === JOB_NAMES.autoResolveApply) await handlers.autoResolve(parsed.data as AutoResolveJob, log);
       else await handlers.incident(parsed.data as IncidentJob, log);
       return null;
     } catch (err) {

@@ -48,4 +48,14 @@ describe.skipIf(!mongoUrl)("store toolkit on a MongoDB-protocol server", () => {
     expect(await seq.reserve("a", 10)).toBe(31);
     expect(await new MongoSequences(db).next("a")).toBe(32);
   });
+
+  it("reserveBlock skips a block another process claimed, even when the counter handed it out again", async () => {
+    const seq = new MongoSequences(db);
+    expect(await seq.reserveBlock("blocks", 100)).toBe(100);
+    // Another process claimed 101-200, and FerretDB's unlocked $inc stepped the counter back.
+    await db.collection<{ _id: string }>("counters_claims").insertOne({ _id: "blocks:200" });
+    await db.collection<{ _id: string; seq: number }>("counters").updateOne({ _id: "blocks" }, { $set: { seq: 100 } });
+    expect(await seq.reserveBlock("blocks", 100)).toBe(300);
+    expect(await seq.reserveBlock("blocks", 100)).toBe(400);
+  });
 });

@@ -1,5 +1,6 @@
 import { KeyedLock } from "@tocsin/core";
 import type { Collection, Db } from "mongodb";
+import { isDuplicateKey } from "./duplicates.js";
 
 interface CounterDoc {
   _id: string;
@@ -8,17 +9,22 @@ interface CounterDoc {
 
 /**
  * Number sequences, one document per name in a `counters` collection (`_id` = the name: the
- * primary key on MongoDB, a filter FerretDB 1.x pushes down to its backend). `$inc` is atomic on MongoDB but
- * not on FerretDB 1.x (an unlocked read-modify-write), so increments of one sequence are also
- * serialised within this process; the rows they number still go under unique indexes with a
- * retry, which covers several processes on MongoDB.
+ * primary key on MongoDB, a filter FerretDB 1.x pushes down to its backend). `$inc` is atomic on
+ * MongoDB but not on FerretDB 1.x (an unlocked read-modify-write: two processes can get the same
+ * number, and the counter can step back), so increments of one sequence are serialised within
+ * this process, and across processes a number is only a candidate: the rows it numbers go under
+ * unique indexes with a retry, and a block of ids is owned once its claim document is inserted
+ * (`reserveBlock`). Inserts under a unique key are atomic on every MongoDB-protocol server.
  */
 export class MongoSequences {
   private static readonly locks = new KeyedLock();
   private readonly col: Collection<CounterDoc>;
 
+  private readonly claims: Collection<{ _id: string }>;
+
   constructor(db: Db, collection = "counters") {
     this.col = db.collection<CounterDoc>(collection);
+    this.claims = db.collection<{ _id: string }>(`${collection}_claims`);
   }
 
   /** The next number of `name` (1 for a new sequence). Throws when the server returns no document. */
@@ -40,5 +46,24 @@ export class MongoSequences {
       if (typeof doc?.seq !== "number") throw new Error(`sequence ${name} returned no number`);
       return doc.seq;
     });
+  }
+
+  /**
+   * Reserves a block of `size` numbers that no other process holds, and returns its last: a
+   * candidate block from `reserve` is owned once the insert of its claim (`_id` = `<name>:<last>`)
+   * succeeds; a block another process claimed first (FerretDB handed it out twice) is skipped.
+   * Every block of a name must have the same size.
+   */
+  async reserveBlock(name: string, size: number): Promise<number> {
+    for (let attempt = 0; attempt < 1000; attempt++) {
+      const last = await this.reserve(name, size);
+      try {
+        await this.claims.insertOne({ _id: `${name}:${last}` });
+        return last;
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+      }
+    }
+    throw new Error(`sequence ${name}: no free block`);
   }
 }

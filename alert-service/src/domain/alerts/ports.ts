@@ -175,6 +175,20 @@ export interface IncidentJob {
   laneKey: string;
 }
 
+/** A user's status change of one alert, run in the alert's lane (so it never races processing). */
+export interface StatusChangeJob {
+  requestId: string;
+  projectId: number;
+  alertId: number;
+  status: AlertStatus;
+  /** When the user asked (ISO 8601): the change's time and its activity note's key. */
+  at: string;
+  laneKey: string;
+}
+
+/** `conflict`: another unresolved alert has the fingerprint (a reopen is refused). */
+export type StatusChangeResult = { changed: boolean } | { conflict: true };
+
 export interface QueueStats {
   pending: number;
   processed: number;
@@ -192,6 +206,11 @@ export interface AlertJobs {
   enqueueIncident(job: IncidentJob): Promise<void>;
   /** Stores an auto-resolve job that runs `delayMs` from now (durably: it survives restarts). */
   enqueueAutoResolve(job: AutoResolveJob, delayMs: number): Promise<void>;
+  /**
+   * Runs a status change in the alert's lane and waits for it: undefined when it has not run
+   * within `timeoutMs` (it still runs later).
+   */
+  changeStatus(job: StatusChangeJob, timeoutMs: number): Promise<StatusChangeResult | undefined>;
   /** The outcome of a process-alert job once it finished, or undefined after `timeoutMs`. */
   waitFor(jobId: string, timeoutMs: number): Promise<AlertOutcome | undefined>;
   stats(): Promise<QueueStats>;
@@ -201,7 +220,17 @@ export function alertJobId(requestId: string, index: number): string {
   return index === 0 ? requestId : `${requestId}#${index}`;
 }
 
-/** Ordering key of an alert: (project, fingerprint), or the request for ungroupable alerts. */
+/**
+ * The lane of every write to an existing alert (events, resolves, incident links, status changes,
+ * auto-resolve): its (project, fingerprint), or the alert itself when it has no fingerprint.
+ * With BullMQ a lane runs one job at a time across all replicas, so an alert has one writer at a
+ * time on any MongoDB-protocol store (docs/architecture.md, "Several replicas").
+ */
+export function alertLaneKey(alert: { projectId: number; id: number; fingerprint: string | undefined }): string {
+  return alert.fingerprint ? `${alert.projectId}:${alert.fingerprint}` : `alert:${alert.id}`;
+}
+
+/** Ordering key of a new alert's job: (project, fingerprint), or the request for ungroupable alerts. */
 export function laneKeyOf(projectId: number, fingerprint: string | undefined, requestId: string): string {
   return fingerprint ? `${projectId}:${fingerprint}` : `request:${requestId}`;
 }

@@ -3,7 +3,7 @@ import { AppError, type Clock } from "@tocsin/core";
 import type { Notifier } from "../mail/pipeline.js";
 import type { Transition } from "../mail/ports.js";
 import { type Alert, type AlertAction, type AlertOutcome, type AlertSettings, statusNote } from "./model.js";
-import { type AlertJobs, type AlertsStores, laneKeyOf, type ProcessAlertJob } from "./ports.js";
+import { type AlertJobs, type AlertsStores, alertLaneKey, type ProcessAlertJob } from "./ports.js";
 
 export interface ProcessingDeps {
   stores: AlertsStores;
@@ -138,7 +138,7 @@ async function followUp(deps: ProcessingDeps, job: ProcessAlertJob, step: Step, 
     requestId: job.requestId,
     projectId: job.projectId,
     alertId: alert.id,
-    laneKey: laneKeyOf(job.projectId, job.alert.fingerprint, job.requestId),
+    laneKey: alertLaneKey(alert),
   };
   if ((action === "created" || action === "incremented") && job.autoResolveMinutes && alert.status === "triggered") {
     const minutes = job.autoResolveMinutes;

@@ -1,4 +1,4 @@
-import { AppError, type CallContext, conflict, notFound, pageOffset, toPage } from "@tocsin/core";
+import { AppError, type CallContext, conflict, notFound, pageOffset, toPage, unavailable } from "@tocsin/core";
 import { ACCESS } from "../types.js";
 import type { IngestDeps } from "./ingest.js";
 import {
@@ -9,9 +9,8 @@ import {
   type AlertStatus,
   type Incident,
   type IncidentStatus,
-  statusNote,
 } from "./model.js";
-import { ALERT_ORDER_FIELDS, type AlertOrderField } from "./ports.js";
+import { ALERT_ORDER_FIELDS, type AlertOrderField, alertLaneKey } from "./ports.js";
 
 const valueInvalid = (param: string) =>
   new AppError("INVALID_ARGUMENT", "PARAM_VALUE_INVALID", `${param} does not have a valid value`);
@@ -78,19 +77,33 @@ export async function updateAlertStatus(
   if (!status) throw valueInvalid("status");
   const alert = await alertOf(deps, projectIdOrPath, iid, ctx);
   if (alert.status === status) return getAlert(deps, projectIdOrPath, iid, ctx);
-  const now = deps.clock.now();
-  try {
-    await deps.stores.alerts.setStatus(alert.id, status, status === "resolved" ? now : undefined, now);
-  } catch (err) {
-    if (!AppError.is(err) || err.reason !== "OPEN_ALERT_EXISTS") throw err;
+  const result = await deps.jobs.changeStatus(
+    {
+      requestId: ctx.requestId,
+      projectId: alert.projectId,
+      alertId: alert.id,
+      status,
+      at: deps.clock.now().toISOString(),
+      laneKey: alertLaneKey(alert),
+    },
+    statusWaitMs(ctx),
+  );
+  if (!result)
+    throw unavailable("ALERT_BUSY", "The alert is busy: the status change is queued and applies shortly", undefined, 1);
+  if ("conflict" in result) {
     const other = alert.fingerprint ? await deps.stores.alerts.findOpen(alert.projectId, alert.fingerprint) : undefined;
     throw conflict(
       "OPEN_ALERT_EXISTS",
       `Cannot set the status to ${status}: alert #${other?.iid ?? "?"} with the same fingerprint is still open. Resolve it first.`,
     );
   }
-  await deps.stores.alerts.addActivity(alert.id, `status:${now.getTime()}:${ctx.requestId}:${status}`, statusNote(status), now);
   return getAlert(deps, projectIdOrPath, iid, ctx);
+}
+
+/** How long a status change waits for its lane: up to the caller's deadline (less a margin), at most 10 s. */
+function statusWaitMs(ctx: CallContext): number {
+  const budget = ctx.deadlineMs === undefined ? 10_000 : ctx.deadlineMs - Date.now() - 250;
+  return Math.max(0, Math.min(10_000, budget));
 }
 
 export interface ListIncidentsRequest {

@@ -3,9 +3,10 @@ import { autoResolveJob } from "./auto-resolve.js";
 import { incidentJob } from "./incidents.js";
 import { type IngestDeps, type IngestRequest, type IngestResult, ingest } from "./ingest.js";
 import type { ActivityEntry, Alert, AlertOutcome, AlertSettings, Incident } from "./model.js";
-import type { AutoResolveJob, IncidentJob, ProcessAlertJob, QueueStats } from "./ports.js";
+import type { AutoResolveJob, IncidentJob, ProcessAlertJob, QueueStats, StatusChangeJob, StatusChangeResult } from "./ports.js";
 import { processAlertJob } from "./processing.js";
 import * as q from "./queries.js";
+import { statusChangeJob } from "./status-change.js";
 import { sendTestAlert, type TestAlertRequest, type TestAlertResult } from "./test-alert.js";
 
 export type AlertsDeps = IngestDeps & { autoResolveMinuteMs?: number };
@@ -34,6 +35,7 @@ export interface AlertsUseCases {
     processAlert(job: ProcessAlertJob, logger: Logger): Promise<AlertOutcome>;
     incident(job: IncidentJob, logger: Logger): Promise<void>;
     autoResolve(job: AutoResolveJob, logger: Logger): Promise<void>;
+    setStatus(job: StatusChangeJob, logger: Logger): Promise<StatusChangeResult>;
   };
 }
 
@@ -53,6 +55,7 @@ export function createAlertsUseCases(deps: AlertsDeps): AlertsUseCases {
       processAlert: (job, logger) => processAlertJob(deps, job, logger),
       incident: (job, logger) => incidentJob(deps, job, logger),
       autoResolve: (job, logger) => autoResolveJob(deps, job, logger),
+      setStatus: (job, logger) => statusChangeJob(deps, job, logger),
     },
   };
 }

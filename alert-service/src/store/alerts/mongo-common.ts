@@ -14,7 +14,8 @@ export const COLLECTIONS = {
 } as const;
 
 /**
- * Ids taken from a sequence a block at a time (one round trip per `size` ids). Ids are internal:
+ * Ids taken from a sequence a block at a time (two round trips per `size` ids: the candidate and
+ * its claim, so that two processes never share a block, even on FerretDB). Ids are internal:
  * the gaps a restart leaves are never seen (iids, which users see, are taken one by one).
  */
 export class IdBlocks {
@@ -30,7 +31,7 @@ export class IdBlocks {
 
   async next(): Promise<number> {
     while (this.next_ > this.last) {
-      this.pending ??= this.sequences.reserve(this.name, this.size).then(
+      this.pending ??= this.sequences.reserveBlock(this.name, this.size).then(
         (last) => {
           this.next_ = last - this.size + 1;
           this.last = last;
