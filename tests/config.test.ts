@@ -87,6 +87,8 @@ const bad: Record<(typeof processes)[number]["name"], Env> = {
     MONGO_URL: `http://admin:${SECRETS[0]}@db:27017`,
     ADMIN_TOKEN: "short",
     SECRET_KEY: "short",
+    REDIS_URL: `http://:${SECRETS[1]}@cache:6379`,
+    EVENTS_PREFIX: "has spaces",
   },
   "settings-service": { ...badCommon, MONGO_URL: `http://admin:${SECRETS[0]}@db:27017`, MONGO_DB: "bad name!" },
   "alert-service": {

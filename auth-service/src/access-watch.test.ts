@@ -28,7 +28,7 @@ describe("access events (what WatchAccessChanges streams)", () => {
     owner = await mk("owner");
     dev = await mk("dev");
     events = [];
-    u.access.subscribe(
+    u.watch.access.subscribe(
       (e) => events.push(e),
       () => {},
     );

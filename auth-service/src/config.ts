@@ -1,6 +1,17 @@
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { commonEnv, type Logger, listenEnv, parseConfig, randomHex, requireListenAddr, storageEnv, z } from "@tocsin/core";
+import { join, resolve } from "node:path";
+import {
+  commonEnv,
+  type Logger,
+  listenEnv,
+  parseConfig,
+  randomHex,
+  redisEnv,
+  requireListenAddr,
+  storageEnv,
+  z,
+} from "@tocsin/core";
 import { mongoDbName as storeDbName } from "@tocsin/store";
 
 const schema = z
@@ -8,6 +19,13 @@ const schema = z
     ...commonEnv,
     ...listenEnv,
     ...storageEnv,
+    /** Set: auth events (watch streams) travel over Redis pub/sub to every replica. */
+    ...redisEnv,
+    /** Redis channel prefix of auth events; by default one per data store (see eventsPrefix). */
+    EVENTS_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z0-9:_-]{1,64}$/, "expected 1-64 characters of A-Z a-z 0-9 : _ -")
+      .optional(),
     /** If set, user `root` (admin) has this `api` token. */
     ADMIN_TOKEN: z.string().min(8, "must be at least 8 characters").optional(),
     /** If set, user `root` (admin) signs in to the console with this password. */
@@ -22,6 +40,8 @@ const schema = z
     dataDir: env.DATA_DIR,
     mongoUrl: env.MONGO_URL,
     mongoDb: env.MONGO_DB,
+    redisUrl: env.REDIS_URL,
+    eventsPrefix: env.EVENTS_PREFIX,
     adminToken: env.ADMIN_TOKEN,
     adminPassword: env.ADMIN_PASSWORD,
     secretKey: env.SECRET_KEY,
@@ -37,6 +57,17 @@ export function loadConfig(env: Record<string, string | undefined>): AuthConfig 
 /** Database name: MONGO_DB, else the URL's path, else `tocsin_auth`. */
 export function mongoDbName(config: Pick<AuthConfig, "mongoUrl" | "mongoDb">): string {
   return storeDbName(config.mongoUrl, config.mongoDb, "tocsin_auth");
+}
+
+/**
+ * The channel prefix of auth events: EVENTS_PREFIX, else one per data store (`tocsin:<mongo db>`,
+ * or `tocsin:sqlite-<hash of DATA_DIR>`), so that exactly the replicas sharing a store hear each
+ * other, even when several deployments (or test systems) share one Redis.
+ */
+export function eventsPrefix(config: Pick<AuthConfig, "eventsPrefix" | "mongoUrl" | "mongoDb" | "dataDir">): string {
+  if (config.eventsPrefix) return config.eventsPrefix;
+  if (config.mongoUrl) return `tocsin:${mongoDbName(config)}`;
+  return `tocsin:sqlite-${createHash("sha1").update(resolve(config.dataDir)).digest("hex").slice(0, 12)}`;
 }
 
 /**

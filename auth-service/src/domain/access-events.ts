@@ -1,4 +1,4 @@
-import { EventHub } from "./event-hub.js";
+import type { EventBus } from "./event-bus.js";
 
 /**
  * Something AuthenticateToken, AuthenticateSession, GetProject, GetGroup, ListUserGroups or
@@ -15,21 +15,28 @@ export interface AccessEvent {
   endedSessionIds?: number[];
 }
 
-/** In-process fan-out of access events to every WatchAccessChanges stream. */
-export class AccessEventHub extends EventHub<AccessEvent> {
-  tokenRevoked(tokenId: number): void {
-    this.publish({ revokedTokenIds: [tokenId], userIds: [], all: false });
+/**
+ * Announces access changes to every WatchAccessChanges stream of every replica. Each method
+ * resolves once the bus has carried the event (EventBus.publish), so a mutating call answers
+ * only after the caches were told.
+ */
+export class AccessEvents {
+  constructor(private readonly bus: EventBus) {}
+
+  tokenRevoked(tokenId: number): Promise<void> {
+    return this.bus.publish({ access: { revokedTokenIds: [tokenId], userIds: [], all: false } });
   }
 
-  userChanged(userId: number): void {
-    this.publish({ revokedTokenIds: [], userIds: [userId], all: false });
+  userChanged(userId: number): Promise<void> {
+    return this.bus.publish({ access: { revokedTokenIds: [], userIds: [userId], all: false } });
   }
 
-  sessionsEnded(sessionIds: number[]): void {
-    if (sessionIds.length) this.publish({ revokedTokenIds: [], userIds: [], all: false, endedSessionIds: sessionIds });
+  async sessionsEnded(sessionIds: number[]): Promise<void> {
+    if (sessionIds.length)
+      await this.bus.publish({ access: { revokedTokenIds: [], userIds: [], all: false, endedSessionIds: sessionIds } });
   }
 
-  everything(): void {
-    this.publish({ revokedTokenIds: [], userIds: [], all: true });
+  everything(): Promise<void> {
+    return this.bus.publish({ access: { revokedTokenIds: [], userIds: [], all: true } });
   }
 }

@@ -1,10 +1,10 @@
 import { type CallContext, type Clock, forbidden, invalidArgument, notFound } from "@tocsin/core";
 import { effectiveGroupLevel, topLevelId } from "./access.js";
-import type { AccessEventHub } from "./access-events.js";
+import type { AccessEvents } from "./access-events.js";
 import { isPrivileged, requireAdmin, requireSelfOrAdmin, resolveActor } from "./actor.js";
 import type { Directory, GroupView } from "./directory.js";
 import { pathTaken } from "./errors.js";
-import type { KeyEventHub } from "./key-events.js";
+import type { KeyEvents } from "./key-events.js";
 import type { AuthStore } from "./ports.js";
 import { ACCESS, type NamespaceRecord, type PlanName, type UserRecord } from "./types.js";
 import { rejectReserved, validateLevel, validateName, validatePath, valueInvalid } from "./validation.js";
@@ -25,9 +25,9 @@ export class GroupService {
   constructor(
     private readonly store: AuthStore,
     private readonly directory: Directory,
-    private readonly hub: KeyEventHub,
+    private readonly keys: KeyEvents,
     private readonly clock: Clock,
-    private readonly access?: AccessEventHub,
+    private readonly access?: AccessEvents,
   ) {}
 
   /** Any user; admins only with a plan; subgroups need Maintainer+ on the parent. */
@@ -66,8 +66,8 @@ export class GroupService {
       });
     }
     // A subgroup is inherited by every member of its ancestors; a top-level group only shows to its creator.
-    if (parent) this.access?.everything();
-    else if (actor.kind === "user") this.access?.userChanged(actor.user.id);
+    if (parent) await this.access?.everything();
+    else if (actor.kind === "user") await this.access?.userChanged(actor.user.id);
     return { group, plan: await this.directory.planOf(group), accessLevel: ACCESS.OWNER };
   }
 
@@ -84,8 +84,7 @@ export class GroupService {
     if (ns.kind !== "group" || ns.parentId !== 0) throw invalidArgument("PLAN_NOT_TOP_LEVEL", PLAN_ON_SUBGROUP_MESSAGE);
     const updated = await this.store.setNamespacePlan(ns.id, plan);
     if (!updated) throw notFound("Namespace");
-    this.hub.publish({ projectId: 0, projectFullPath: "", all: true });
-    this.access?.everything();
+    await Promise.all([this.keys.everything(), this.access?.everything()]);
     return { group: updated, plan: updated.plan, accessLevel: ACCESS.OWNER };
   }
 
@@ -102,7 +101,7 @@ export class GroupService {
     const user = await this.store.getUser(userId);
     if (!user) throw notFound("User");
     await this.store.upsertMembership({ sourceType: "group", sourceId: view.group.id, userId, accessLevel: level });
-    this.access?.userChanged(userId);
+    await this.access?.userChanged(userId);
     const memberships = await this.store.listMembershipsOfUser(userId);
     return { user, accessLevel: effectiveGroupLevel(view.group, memberships) };
   }

@@ -14,7 +14,7 @@ const MAX_GRACE_SECONDS = 86_400;
 
 import { resolveActor } from "./actor.js";
 import type { Directory, ProjectView } from "./directory.js";
-import type { KeyEventHub } from "./key-events.js";
+import type { KeyEvents } from "./key-events.js";
 import type { AuthStore } from "./ports.js";
 import { hashToken } from "./tokens.js";
 import { ACCESS, type IntegrationKeyRecord, type IntegrationKind, type PlanName } from "./types.js";
@@ -68,7 +68,7 @@ export class IntegrationKeyService {
     private readonly store: AuthStore,
     private readonly directory: Directory,
     private readonly sealer: Sealer,
-    private readonly hub: KeyEventHub,
+    private readonly events: KeyEvents,
     private readonly clock: Clock,
   ) {}
 
@@ -84,8 +84,8 @@ export class IntegrationKeyService {
     return { key, view: await this.authorize(ctx, key.projectId) };
   }
 
-  private changed(view: ProjectView): void {
-    this.hub.publish({ projectId: view.project.id, projectFullPath: view.project.pathWithNamespace, all: false });
+  private changed(view: ProjectView): Promise<void> {
+    return this.events.projectChanged(view.project.id, view.project.pathWithNamespace);
   }
 
   private toView(record: IntegrationKeyRecord): KeyView {
@@ -119,7 +119,7 @@ export class IntegrationKeyService {
         if (attempt > 0 || !AppError.is(err) || err.reason !== "ENDPOINT_TAKEN") throw err;
       }
     }
-    this.changed(view);
+    await this.changed(view);
     return { record, token };
   }
 
@@ -133,7 +133,7 @@ export class IntegrationKeyService {
     const { view } = await this.existing(ctx, integrationId);
     const updated = await this.store.updateIntegrationKey(integrationId, { active });
     if (!updated) throw notFound("Integration");
-    this.changed(view);
+    await this.changed(view);
     return this.toView(updated);
   }
 
@@ -155,7 +155,7 @@ export class IntegrationKeyService {
       previousTokenExpiresAt: graceSeconds > 0 ? new Date(this.clock.now().getTime() + graceSeconds * 1000) : null,
     });
     if (!updated) throw notFound("Integration");
-    this.changed(view);
+    await this.changed(view);
     return { record: updated, token };
   }
 
@@ -167,7 +167,7 @@ export class IntegrationKeyService {
       sealedSigningSecret: enabled ? this.sealer.seal(secret) : null,
     });
     if (!updated) throw notFound("Integration");
-    this.changed(view);
+    await this.changed(view);
     return { secret, key: this.toView(updated) };
   }
 
@@ -177,7 +177,7 @@ export class IntegrationKeyService {
     if (!key) return;
     const view = await this.authorize(ctx, key.projectId);
     await this.store.deleteIntegrationKey(integrationId);
-    this.changed(view);
+    await this.changed(view);
   }
 
   /** What a webhook URL names; never throws for unknown projects or endpoints. */

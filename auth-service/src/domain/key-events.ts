@@ -1,4 +1,4 @@
-import { EventHub } from "./event-hub.js";
+import type { EventBus } from "./event-bus.js";
 
 /** Something ResolveIntegrationEndpoint answers may have changed. */
 export interface KeyEvent {
@@ -9,5 +9,15 @@ export interface KeyEvent {
   all: boolean;
 }
 
-/** In-process fan-out of key events to every WatchIntegrationKeys stream. */
-export class KeyEventHub extends EventHub<KeyEvent> {}
+/** Announces integration key changes to every WatchIntegrationKeys stream of every replica. */
+export class KeyEvents {
+  constructor(private readonly bus: EventBus) {}
+
+  projectChanged(projectId: number, projectFullPath: string): Promise<void> {
+    return this.bus.publish({ keys: { projectId, projectFullPath, all: false } });
+  }
+
+  everything(): Promise<void> {
+    return this.bus.publish({ keys: { projectId: 0, projectFullPath: "", all: true } });
+  }
+}

@@ -1,6 +1,6 @@
 import { type CallContext, type Clock, forbidden, notFound, paramMissing } from "@tocsin/core";
 import { effectiveProjectLevel, groupChain } from "./access.js";
-import type { AccessEventHub } from "./access-events.js";
+import type { AccessEvents } from "./access-events.js";
 import { type Actor, isPrivileged, resolveActor } from "./actor.js";
 import type { Directory, ProjectView } from "./directory.js";
 import { pathTaken } from "./errors.js";
@@ -27,7 +27,7 @@ export class ProjectService {
     private readonly store: AuthStore,
     private readonly directory: Directory,
     private readonly clock: Clock,
-    private readonly access?: AccessEventHub,
+    private readonly access?: AccessEvents,
   ) {}
 
   /**
@@ -56,7 +56,7 @@ export class ProjectService {
         userId: actor.user.id,
         accessLevel: level,
       });
-      this.access?.userChanged(actor.user.id);
+      await this.access?.userChanged(actor.user.id);
     }
     return this.directory.projectView(project, ns, await this.directory.projectLevel(actor, project, ns));
   }
@@ -94,7 +94,7 @@ export class ProjectService {
     const user = await this.store.getUser(userId);
     if (!user) throw notFound("User");
     await this.store.upsertMembership({ sourceType: "project", sourceId: view.project.id, userId, accessLevel: level });
-    this.access?.userChanged(userId);
+    await this.access?.userChanged(userId);
     const memberships = await this.store.listMembershipsOfUser(userId);
     return { user, accessLevel: effectiveProjectLevel(view.project, view.namespace, userId, memberships) };
   }

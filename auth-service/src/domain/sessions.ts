@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { AppError, type Clock, sha256Hex, unauthenticated } from "@tocsin/core";
-import type { AccessEventHub } from "./access-events.js";
+import type { AccessEvents } from "./access-events.js";
 import { verifyPassword } from "./passwords.js";
 import type { AuthStore } from "./ports.js";
 import type { SignInThrottle } from "./sign-in-throttle.js";
@@ -38,7 +38,7 @@ export class SessionService {
     private readonly store: AuthStore,
     private readonly clock: Clock,
     private readonly throttle: SignInThrottle,
-    private readonly access?: AccessEventHub,
+    private readonly access?: AccessEvents,
   ) {}
 
   /** Username or confirmed e-mail; one answer for every failure, and the same one while locked. */
@@ -76,7 +76,7 @@ export class SessionService {
     const idleMs = now - session.lastSeenAt.getTime();
     if (idleMs >= SESSION_IDLE_MS) {
       await this.store.sessions.deleteSession(session.id);
-      this.access?.sessionsEnded([session.id]);
+      await this.access?.sessionsEnded([session.id]);
       throw unauthenticated("SESSION_INVALID");
     }
     const user = await this.store.getUser(session.userId);
@@ -89,12 +89,12 @@ export class SessionService {
   /** Sign-out; idempotent. */
   async signOut(token: string): Promise<void> {
     const session = token ? await this.store.sessions.findSessionByHash(sha256Hex(token)) : null;
-    if (session && (await this.store.sessions.deleteSession(session.id))) this.access?.sessionsEnded([session.id]);
+    if (session && (await this.store.sessions.deleteSession(session.id))) await this.access?.sessionsEnded([session.id]);
   }
 
   /** Ends every session of a user (password change). */
   async endSessionsOf(userId: number): Promise<void> {
-    this.access?.sessionsEnded(await this.store.sessions.deleteSessionsOfUser(userId));
+    await this.access?.sessionsEnded(await this.store.sessions.deleteSessionsOfUser(userId));
   }
 
   /** Counts a failed password check of a signed-in user (a wrong current password) towards the lock. */

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { type CallContext, type Clock, notFound, sha256Hex, unauthenticated } from "@tocsin/core";
-import type { AccessEventHub } from "./access-events.js";
+import type { AccessEvent, AccessEvents } from "./access-events.js";
 import { isPrivileged, requireSelfOrAdmin, resolveActor } from "./actor.js";
 import type { AuthStore } from "./ports.js";
 import { userBlocked } from "./sessions.js";
@@ -48,7 +48,7 @@ export interface TokenServiceOptions {
   cacheTtlMs?: number;
   cacheMaxEntries?: number;
   /** Told about every revocation (WatchAccessChanges). */
-  events?: AccessEventHub;
+  events?: AccessEvents;
 }
 
 /** Personal access tokens: creation, revocation and the hot-path authentication. */
@@ -56,7 +56,11 @@ export class TokenService {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly ttlMs: number;
   private readonly maxEntries: number;
-  private readonly events: AccessEventHub | undefined;
+  private readonly events: AccessEvents | undefined;
+  /** Off while this replica may miss another replica's revocation (its event subscription is down). */
+  private caching = true;
+  /** Bumped by every invalidation, so that a look-up that read the store before it is not kept. */
+  private generation = 0;
 
   constructor(
     private readonly store: AuthStore,
@@ -105,8 +109,9 @@ export class TokenService {
     const mayRevoke = token && (isPrivileged(actor) || (actor.kind === "user" && actor.user.id === token.userId));
     if (!token || !mayRevoke) throw notFound();
     await this.store.setTokenRevoked(id, true);
+    this.generation++;
     this.cache.delete(token.tokenHash);
-    this.events?.tokenRevoked(id);
+    await this.events?.tokenRevoked(id);
   }
 
   /** Resolves a plain token; UNAUTHENTICATED with TOKEN_INVALID, TOKEN_EXPIRED or TOKEN_REVOKED. */
@@ -117,6 +122,7 @@ export class TokenService {
     if (hit && hit.cachedUntilMs > now.getTime() && !isExpired(hit.expiresAt, now)) return hit.principal;
     this.cache.delete(hash);
 
+    const startedAt = this.generation;
     const record = token ? await this.store.findTokenByHash(hash) : null;
     if (!record) throw unauthenticated("TOKEN_INVALID");
     if (isExpired(record.expiresAt, now)) throw unauthenticated("TOKEN_EXPIRED", TOKEN_EXPIRED_MESSAGE);
@@ -133,6 +139,7 @@ export class TokenService {
       tokenId: record.id,
       expiresAt: record.expiresAt,
     };
+    if (!this.caching || startedAt !== this.generation) return principal;
     if (this.cache.size >= this.maxEntries) this.cache.clear();
     this.cache.set(hash, { principal, expiresAt: record.expiresAt, cachedUntilMs: now.getTime() + this.ttlMs });
     return principal;
@@ -140,6 +147,24 @@ export class TokenService {
 
   /** Drops every cached look-up (tests, admin changes). */
   clearCache(): void {
+    this.generation++;
     this.cache.clear();
+  }
+
+  /** An access change from any replica: drops the look-ups it makes stale. */
+  invalidate(event: AccessEvent): void {
+    this.generation++;
+    if (event.all) {
+      this.cache.clear();
+      return;
+    }
+    const revoked = new Set(event.revokedTokenIds);
+    for (const [hash, entry] of this.cache) if (revoked.has(entry.principal.tokenId)) this.cache.delete(hash);
+  }
+
+  /** Turns the look-up cache off (emptied) while access events may be missed, and on again. */
+  setCaching(on: boolean): void {
+    this.caching = on;
+    if (!on) this.clearCache();
   }
 }

@@ -1,5 +1,5 @@
 import { type CallContext, type Clock, forbidden, invalidArgument, notFound, type Page, pageOffset } from "@tocsin/core";
-import type { AccessEventHub } from "./access-events.js";
+import type { AccessEvents } from "./access-events.js";
 import { isPrivileged, requireAdmin, requireSelfOrAdmin, resolveActor } from "./actor.js";
 import { hashPassword, validatePassword } from "./passwords.js";
 import type { AuthStore, UserPatch } from "./ports.js";
@@ -30,7 +30,7 @@ export class UserService {
   constructor(
     private readonly store: AuthStore,
     private readonly clock: Clock,
-    private readonly access?: AccessEventHub,
+    private readonly access?: AccessEvents,
     private readonly sessions?: SessionService,
     private readonly tokens?: TokenService,
   ) {}
@@ -56,7 +56,7 @@ export class UserService {
     const updated = await this.store.updateUser(id, patch);
     if (!updated) throw notFound("User");
     if (patch.passwordHash) await this.sessions?.endSessionsOf(id);
-    if (patch.isAdmin !== undefined) this.changedEverywhere();
+    if (patch.isAdmin !== undefined) await this.changedEverywhere();
     return updated;
   }
 
@@ -81,7 +81,7 @@ export class UserService {
     if (!(await this.store.getUser(id))) throw notFound("User");
     const updated = await this.store.updateUser(id, { blocked });
     if (!updated) throw notFound("User");
-    this.changedEverywhere();
+    await this.changedEverywhere();
     return updated;
   }
 
@@ -124,7 +124,7 @@ export class UserService {
       confirmedAt: confirmed ? this.clock.now() : null,
       primary: false,
     });
-    this.access?.userChanged(userId);
+    await this.access?.userChanged(userId);
     return added;
   }
 
@@ -135,8 +135,8 @@ export class UserService {
   }
 
   /** Blocking and admin changes alter every cached principal of the user: drop them all. */
-  private changedEverywhere(): void {
+  private async changedEverywhere(): Promise<void> {
     this.tokens?.clearCache();
-    this.access?.everything();
+    await this.access?.everything();
   }
 }

@@ -1,13 +1,12 @@
 import type { Clock } from "@tocsin/core";
-import type { AccessEventHub } from "../domain/access-events.js";
 import type { GroupService } from "../domain/groups.js";
 import type { IntegrationKeyService } from "../domain/integration-keys.js";
-import type { KeyEventHub } from "../domain/key-events.js";
 import type { ListingService } from "../domain/listings.js";
 import type { ProjectService } from "../domain/projects.js";
 import type { SessionService } from "../domain/sessions.js";
 import type { TokenService } from "../domain/tokens.js";
 import type { UserService } from "../domain/users.js";
+import type { WatchHubs } from "../domain/watch-hubs.js";
 
 /** Everything the gRPC handlers call. */
 export interface UseCases {
@@ -18,8 +17,7 @@ export interface UseCases {
   keys: IntegrationKeyService;
   sessions: SessionService;
   listings: ListingService;
-  hub: KeyEventHub;
-  /** WatchAccessChanges. */
-  access: AccessEventHub;
+  /** WatchIntegrationKeys and WatchAccessChanges. */
+  watch: WatchHubs;
   clock: Clock;
 }

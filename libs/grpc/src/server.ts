@@ -109,7 +109,9 @@ function wrapStream(
       onCancel: (listener) => call.on("cancelled", listener),
     };
     fn(call.request, ctx, stream).catch((err: unknown) => {
-      if (!call.cancelled) call.destroy(Object.assign(new Error(toAppError(err).message), toGrpcError(logFailure(ctx, err))));
+      // grpc-js sends a stream's error status on "error" (destroy() would leave the call open).
+      if (!call.cancelled)
+        call.emit("error", Object.assign(new Error(toAppError(err).message), toGrpcError(logFailure(ctx, err))));
     });
   };
 }
