@@ -1,5 +1,6 @@
-import { createClient } from "@tocsin/grpc";
+import { createClient, replicaCount } from "@tocsin/grpc";
 import { alertV1, authV1, settingsV1 } from "@tocsin/proto";
+import { createIngestBatcher } from "./clients/ingest-batcher.js";
 import type { GatewayConfig } from "./config.js";
 import type { AlertClient, AuthClient, SettingsClient } from "./deps.js";
 
@@ -12,10 +13,20 @@ export interface GatewayClients {
   close(): void;
 }
 
-/** One client per service; every call has a deadline, so a service that is down never hangs a request. */
+/**
+ * One client per service; every call has a deadline, so a service that is down never hangs a
+ * request. `alert.ingestAlert` (the webhook's call) travels micro-batched on the IngestAlerts
+ * stream (clients/ingest-batcher.ts); every other alert call is unary.
+ */
 export function createClients(config: GatewayConfig, timeoutMs = DEFAULT_RPC_TIMEOUT_MS): GatewayClients {
   const auth = createClient(authV1.AuthServiceService, { target: "auth", address: config.authServiceAddr, timeoutMs });
-  const alert = createClient(alertV1.AlertServiceService, { target: "alert", address: config.alertServiceAddr, timeoutMs });
+  const alertUnary = createClient(alertV1.AlertServiceService, {
+    target: "alert",
+    address: config.alertServiceAddr,
+    timeoutMs,
+  });
+  const batcher = createIngestBatcher(alertUnary, { timeoutMs, streams: replicaCount(config.alertServiceAddr) });
+  const alert: AlertClient = { ...alertUnary, ingestAlert: batcher.ingestAlert };
   const settings = createClient(settingsV1.SettingsServiceService, {
     target: "settings",
     address: config.settingsServiceAddr,
@@ -27,7 +38,8 @@ export function createClients(config: GatewayConfig, timeoutMs = DEFAULT_RPC_TIM
     settings,
     close() {
       auth.close();
-      alert.close();
+      batcher.close();
+      alertUnary.close();
       settings.close();
     },
   };

@@ -3,10 +3,12 @@ import type { alertV1 } from "@tocsin/proto";
 import type { ActivityEntry, Alert, AlertSettings, Incident } from "../domain/alerts/model.js";
 import type { DryRun } from "../domain/alerts/test-alert.js";
 import type { AlertsUseCases } from "../domain/alerts/use-cases.js";
+import { ingestStreamHandler, toIngestResponse } from "./ingest-stream.js";
 
 type Def = typeof alertV1.AlertServiceService;
 const NAMES = [
   "ingestAlert",
+  "ingestAlerts",
   "sendTestAlert",
   "getIngestStats",
   "listAlerts",
@@ -73,6 +75,7 @@ function toDryRun(d: DryRun): alertV1.DryRunResult {
 /** Thin gRPC handlers over the alert use-cases. */
 export function alertHandlers(useCases: AlertsUseCases): AlertHandlers {
   return {
+    ingestAlerts: ingestStreamHandler(useCases),
     async ingestAlert(req, ctx) {
       const r = await useCases.ingest(
         {
@@ -85,14 +88,7 @@ export function alertHandlers(useCases: AlertsUseCases): AlertHandlers {
         },
         ctx,
       );
-      return {
-        requestId: r.requestId,
-        fingerprints: r.fingerprints,
-        outcomes: r.outcomes,
-        processed: r.processed,
-        replayed: r.replayed,
-        rateLimit: r.rateLimit,
-      };
+      return toIngestResponse(r);
     },
     async sendTestAlert(req, ctx) {
       const r = await useCases.sendTestAlert(

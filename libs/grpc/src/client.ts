@@ -1,6 +1,7 @@
 import {
   type CallOptions,
   Client,
+  type ClientDuplexStream,
   type ClientOptions,
   type ClientReadableStream,
   credentials,
@@ -11,7 +12,7 @@ import type { AppError, CallContext } from "@tocsin/core";
 import { contextToMetadata } from "./metadata.js";
 import { fromGrpcError } from "./status.js";
 import { channelTarget } from "./target.js";
-import type { ReqOf, ResOf, ServiceDef, StreamKeys, UnaryKeys } from "./types.js";
+import type { BidiKeys, ReqOf, ResOf, ServiceDef, StreamKeys, UnaryKeys } from "./types.js";
 
 interface CallOpts {
   /** Overall deadline of the call, retries included; defaults to the client's. Bounded by `ctx.deadlineMs` when set. */
@@ -23,6 +24,11 @@ export type PromiseClient<D extends ServiceDef> = {
 } & {
   /** Opens a server stream; the caller consumes `data`/`error`/`end` events. */
   stream<K extends StreamKeys<D>>(method: K, req: ReqOf<D[K]>, ctx: CallContext): ClientReadableStream<ResOf<D[K]>>;
+  /**
+   * Opens a bidirectional stream (no deadline: it lives until either side ends it). On a balanced
+   * channel it is pinned to the replica picked when it opens.
+   */
+  duplex<K extends BidiKeys<D>>(method: K, ctx: CallContext): ClientDuplexStream<ReqOf<D[K]>, ResOf<D[K]>>;
   /** Resolves once the channel is connected, or rejects after `timeoutMs`. */
   waitForReady(timeoutMs: number): Promise<void>;
   close(): void;
@@ -112,6 +118,10 @@ export function createClient<D extends ServiceDef>(
         contextToMetadata(ctx),
         {},
       );
+    },
+    duplex(method: string, ctx: CallContext) {
+      const def = definition[method] as D[string];
+      return client.makeBidiStreamRequest(def.path, def.requestSerialize, def.responseDeserialize, contextToMetadata(ctx), {});
     },
     waitForReady(timeoutMs: number) {
       return new Promise<void>((resolve, reject) =>

@@ -1,9 +1,11 @@
+export * from "./batch-stream.js";
 export * from "./client.js";
 export * from "./health-client.js";
 export * from "./health-policy.js";
 export * from "./metadata.js";
 export * from "./server.js";
 export * from "./status.js";
+export { replicaCount } from "./target.js";
 export * from "./types.js";
 export * from "./watch-stream.js";
 export * from "./watched-cache.js";

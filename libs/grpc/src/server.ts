@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
 import {
+  type handleBidiStreamingCall,
   type handleServerStreamingCall,
   type handleUnaryCall,
   Server,
   ServerCredentials,
+  type ServerDuplexStream,
   type ServerUnaryCall,
   type ServerWritableStream,
   type UntypedServiceImplementation,
@@ -30,11 +32,29 @@ export interface ServerStream<T> {
   onCancel(listener: () => void): void;
 }
 
-/** The use-case side of a service: plain async functions, no grpc-js types. */
+/** Both directions of a bidirectional stream, and the server's shutdown. */
+export interface ServerDuplex<Req, Res> extends ServerStream<Res> {
+  /** Every message the client sends, in order. */
+  onMessage(listener: (message: Req) => void): void;
+  /** The client has half-closed (it sends nothing more). */
+  onEnd(listener: () => void): void;
+  /**
+   * The server is shutting down: the handler stops taking new work, finishes what it holds and
+   * resolves (graceful shutdown waits for it, bounded).
+   */
+  onDrain(listener: () => void): void;
+}
+
+/**
+ * The use-case side of a service: plain async functions, no grpc-js types. A bidirectional
+ * stream's handler resolves when it is done; the stream then ends with OK (or with its error).
+ */
 export type ServiceHandlers<D extends ServiceDef> = {
-  [K in keyof D]: D[K] extends { responseStream: true }
-    ? (req: ReqOf<D[K]>, ctx: ServerCallContext, stream: ServerStream<ResOf<D[K]>>) => Promise<void>
-    : (req: ReqOf<D[K]>, ctx: ServerCallContext) => Promise<ResOf<D[K]>>;
+  [K in keyof D]: D[K] extends { requestStream: true; responseStream: true }
+    ? (ctx: ServerCallContext, stream: ServerDuplex<ReqOf<D[K]>, ResOf<D[K]>>) => Promise<void>
+    : D[K] extends { responseStream: true }
+      ? (req: ReqOf<D[K]>, ctx: ServerCallContext, stream: ServerStream<ResOf<D[K]>>) => Promise<void>
+      : (req: ReqOf<D[K]>, ctx: ServerCallContext) => Promise<ResOf<D[K]>>;
 };
 
 export interface GrpcServerOptions {
@@ -56,7 +76,7 @@ export interface GrpcServer {
 }
 
 function contextOf(
-  call: ServerUnaryCall<unknown, unknown> | ServerWritableStream<unknown, unknown>,
+  call: ServerUnaryCall<unknown, unknown> | ServerWritableStream<unknown, unknown> | ServerDuplexStream<unknown, unknown>,
   logger: Logger,
   method: string,
 ) {
@@ -116,6 +136,46 @@ function wrapStream(
   };
 }
 
+type DrainListeners = Set<() => void>;
+
+function wrapBidi(
+  logger: Logger,
+  method: string,
+  draining: DrainListeners,
+  fn: (ctx: ServerCallContext, stream: ServerDuplex<unknown, unknown>) => Promise<void>,
+): handleBidiStreamingCall<unknown, unknown> {
+  return (call) => {
+    const ctx = contextOf(call, logger, method);
+    let onDrain: (() => void) | undefined;
+    const stream: ServerDuplex<unknown, unknown> = {
+      write: (m) => call.write(m),
+      end: () => call.end(),
+      onCancel: (listener) => call.on("cancelled", listener),
+      onMessage: (listener) => call.on("data", listener),
+      onEnd: (listener) => call.on("end", listener),
+      onDrain(listener) {
+        onDrain = listener;
+        draining.add(listener);
+      },
+    };
+    const done = () => {
+      if (onDrain) draining.delete(onDrain);
+    };
+    // A stream whose client goes away without a word must not keep the process from exiting.
+    call.on("error", () => undefined);
+    fn(ctx, stream).then(
+      () => {
+        done();
+        if (!call.cancelled) call.end();
+      },
+      (err: unknown) => {
+        done();
+        if (!call.cancelled) call.destroy(Object.assign(new Error(toAppError(err).message), toGrpcError(logFailure(ctx, err))));
+      },
+    );
+  };
+}
+
 /**
  * The address other processes reach a server on once it is bound: the configured host (a
  * wildcard host becomes loopback) with the bound port (which differs from the configured one
@@ -133,6 +193,7 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
   const statusMap: Record<string, "SERVING" | "NOT_SERVING"> = { "": "NOT_SERVING" };
   for (const name of options.serviceNames) statusMap[name] = "NOT_SERVING";
   const health = new HealthImplementation(statusMap);
+  const draining: DrainListeners = new Set();
   health.addToServer(server);
   new ReflectionService(loadPackageDefinition(options.protoFiles)).addToServer(server);
 
@@ -142,9 +203,12 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
       for (const [name, def] of Object.entries(definition)) {
         const fn = handlers[name as keyof typeof handlers] as unknown;
         if (typeof fn !== "function") throw new Error(`handler missing for ${def.path}`);
-        impl[name] = def.responseStream
-          ? wrapStream(logger, def.path, fn as Parameters<typeof wrapStream>[2])
-          : wrapUnary(logger, def.path, fn as Parameters<typeof wrapUnary>[2]);
+        impl[name] =
+          def.requestStream && def.responseStream
+            ? wrapBidi(logger, def.path, draining, fn as Parameters<typeof wrapBidi>[3])
+            : def.responseStream
+              ? wrapStream(logger, def.path, fn as Parameters<typeof wrapStream>[2])
+              : wrapUnary(logger, def.path, fn as Parameters<typeof wrapUnary>[2]);
       }
       server.addService(definition, impl);
     },
@@ -162,6 +226,9 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
     },
     async shutdown(timeoutMs = 5000) {
       for (const name of Object.keys(statusMap)) health.setStatus(name, "NOT_SERVING");
+      // Long-lived bidirectional streams finish what they hold and end, so that tryShutdown can.
+      for (const drain of [...draining]) drain();
+      draining.clear();
       try {
         await withTimeout(
           new Promise<void>((resolve, reject) => server.tryShutdown((err) => (err ? reject(err) : resolve()))),

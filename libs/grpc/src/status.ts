@@ -63,3 +63,47 @@ export function fromGrpcError(err: ServiceError, target: string): AppError {
     ...(transportCode === "UNAVAILABLE" ? { retryAfterSeconds: 5 } : {}),
   });
 }
+
+/** An AppError as a message field (a per-item failure inside a stream: `alert.v1.ItemError`). */
+export interface ItemErrorMessage {
+  code: number;
+  reason: string;
+  message: string;
+  fieldsJson: string;
+  retryAfterSeconds: number;
+}
+
+/** What a stream's item carries where a unary call would have failed with `toGrpcError(err)`. */
+export function toItemError(err: AppError): ItemErrorMessage {
+  return {
+    code: codeToStatus(err.code),
+    reason: err.reason,
+    message: err.message,
+    fieldsJson: err.fields ? JSON.stringify(err.fields) : "",
+    retryAfterSeconds: err.retryAfterSeconds ?? 0,
+  };
+}
+
+/** The AppError a per-item failure stands for: the same one the unary call would have thrown. */
+export function fromItemError(item: ItemErrorMessage): AppError {
+  let fields: FieldErrors | undefined;
+  if (item.fieldsJson) {
+    try {
+      fields = JSON.parse(item.fieldsJson) as FieldErrors;
+    } catch {
+      fields = undefined;
+    }
+  }
+  return new AppError(statusToCode(item.code), item.reason, item.message, {
+    ...(fields ? { fields } : {}),
+    ...(item.retryAfterSeconds > 0 ? { retryAfterSeconds: item.retryAfterSeconds } : {}),
+  });
+}
+
+/**
+ * A transport failure seen by the client itself (a stream that broke, a deadline that passed
+ * with no answer): the AppError a unary call would have thrown for that status.
+ */
+export function transportError(code: "UNAVAILABLE" | "DEADLINE_EXCEEDED", target: string, details: string): AppError {
+  return fromGrpcError(Object.assign(new Error(details), { code: status[code], details, metadata: new Metadata() }), target);
+}

@@ -28,3 +28,9 @@ export function channelTarget(address: string): ChannelTarget {
   const scheme = entries.every((a) => a.startsWith("[")) ? "ipv6" : "ipv4";
   return { target: `${scheme}:${entries.join(",")}`, options: ROUND_ROBIN };
 }
+
+/** How many replicas an address names: the entries of a list, an assumed 2 behind `dns:///`, else 1. */
+export function replicaCount(address: string): number {
+  if (address.startsWith("dns:")) return 2;
+  return address.split(",").filter((a) => a.trim()).length || 1;
+}

@@ -19,4 +19,7 @@ export type ReqOf<M> = M extends { requestDeserialize: (value: Buffer) => infer 
 export type ResOf<M> = M extends { responseDeserialize: (value: Buffer) => infer R } ? R : never;
 
 export type UnaryKeys<D> = { [K in keyof D]: D[K] extends { responseStream: false } ? K : never }[keyof D];
-export type StreamKeys<D> = { [K in keyof D]: D[K] extends { responseStream: true } ? K : never }[keyof D];
+export type StreamKeys<D> = {
+  [K in keyof D]: D[K] extends { requestStream: false; responseStream: true } ? K : never;
+}[keyof D];
+export type BidiKeys<D> = { [K in keyof D]: D[K] extends { requestStream: true; responseStream: true } ? K : never }[keyof D];

@@ -10,8 +10,10 @@ import {
   type CallOptions,
   type ChannelCredentials,
   Client,
+  type ClientDuplexStream,
   type ClientOptions,
   type ClientUnaryCall,
+  type handleBidiStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -268,6 +270,48 @@ export interface IngestAlertRequest {
     | undefined;
   /** 0 to answer once queued; otherwise wait for processing, at most 10 000 ms. */
   waitMs: number;
+}
+
+export interface IngestAlertsRequest {
+  items: IngestAlertsItem[];
+}
+
+export interface IngestAlertsItem {
+  /** Chosen by the client, unique among its items in flight on the stream. */
+  seq: number;
+  /** The request id of the call this item belongs to (what `x-request-id` carries for IngestAlert). */
+  requestId: string;
+  /** The acting user (what `x-tocsin-user-id` carries); 0 for a trusted internal call. */
+  userId: number;
+  /** How long the caller still waits for this item, in ms from when the server reads it; 0 = no limit. */
+  timeoutMs: number;
+  alert: IngestAlertRequest | undefined;
+}
+
+export interface IngestAlertsResponse {
+  results: IngestAlertsResult[];
+}
+
+export interface IngestAlertsResult {
+  seq: number;
+  accepted?:
+    | IngestAlertResponse
+    | undefined;
+  /** What IngestAlert would have failed with. */
+  error?: ItemError | undefined;
+}
+
+/** An AppError as a message: what a failed unary call carries in its status and trailers. */
+export interface ItemError {
+  /** The gRPC status code. */
+  code: number;
+  /** Stable UPPER_SNAKE id, e.g. PAYLOAD_INVALID. */
+  reason: string;
+  message: string;
+  /** JSON text of the field errors, empty when none. */
+  fieldsJson: string;
+  /** Seconds to wait before trying again; 0 when not given. */
+  retryAfterSeconds: number;
 }
 
 /** The outcome of processing one alert. */
@@ -4106,6 +4150,539 @@ export const IngestAlertRequest: MessageFns<IngestAlertRequest> = {
   },
 };
 
+function createBaseIngestAlertsRequest(): IngestAlertsRequest {
+  return { items: [] };
+}
+
+export const IngestAlertsRequest: MessageFns<IngestAlertsRequest> = {
+  encode(message: IngestAlertsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.items) {
+      IngestAlertsItem.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): IngestAlertsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseIngestAlertsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.items.push(IngestAlertsItem.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): IngestAlertsRequest {
+    return {
+      items: globalThis.Array.isArray(object?.items) ? object.items.map((e: any) => IngestAlertsItem.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: IngestAlertsRequest): unknown {
+    const obj: any = {};
+    if (message.items?.length) {
+      obj.items = message.items.map((e) => IngestAlertsItem.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<IngestAlertsRequest>): IngestAlertsRequest {
+    return IngestAlertsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<IngestAlertsRequest>): IngestAlertsRequest {
+    const message = createBaseIngestAlertsRequest();
+    message.items = object.items?.map((e) => IngestAlertsItem.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseIngestAlertsItem(): IngestAlertsItem {
+  return { seq: 0, requestId: "", userId: 0, timeoutMs: 0, alert: undefined };
+}
+
+export const IngestAlertsItem: MessageFns<IngestAlertsItem> = {
+  encode(message: IngestAlertsItem, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.seq !== 0) {
+      writer.uint32(8).uint64(message.seq);
+    }
+    if (message.requestId !== "") {
+      writer.uint32(18).string(message.requestId);
+    }
+    if (message.userId !== 0) {
+      writer.uint32(24).int64(message.userId);
+    }
+    if (message.timeoutMs !== 0) {
+      writer.uint32(32).int32(message.timeoutMs);
+    }
+    if (message.alert !== undefined) {
+      IngestAlertRequest.encode(message.alert, writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): IngestAlertsItem {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseIngestAlertsItem();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.seq = longToNumber(reader.uint64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.userId = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.timeoutMs = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.alert = IngestAlertRequest.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): IngestAlertsItem {
+    return {
+      seq: isSet(object.seq) ? globalThis.Number(object.seq) : 0,
+      requestId: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.Number(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.Number(object.user_id)
+        : 0,
+      timeoutMs: isSet(object.timeoutMs)
+        ? globalThis.Number(object.timeoutMs)
+        : isSet(object.timeout_ms)
+        ? globalThis.Number(object.timeout_ms)
+        : 0,
+      alert: isSet(object.alert) ? IngestAlertRequest.fromJSON(object.alert) : undefined,
+    };
+  },
+
+  toJSON(message: IngestAlertsItem): unknown {
+    const obj: any = {};
+    if (message.seq !== 0) {
+      obj.seq = Math.round(message.seq);
+    }
+    if (message.requestId !== "") {
+      obj.requestId = message.requestId;
+    }
+    if (message.userId !== 0) {
+      obj.userId = Math.round(message.userId);
+    }
+    if (message.timeoutMs !== 0) {
+      obj.timeoutMs = Math.round(message.timeoutMs);
+    }
+    if (message.alert !== undefined) {
+      obj.alert = IngestAlertRequest.toJSON(message.alert);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<IngestAlertsItem>): IngestAlertsItem {
+    return IngestAlertsItem.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<IngestAlertsItem>): IngestAlertsItem {
+    const message = createBaseIngestAlertsItem();
+    message.seq = object.seq ?? 0;
+    message.requestId = object.requestId ?? "";
+    message.userId = object.userId ?? 0;
+    message.timeoutMs = object.timeoutMs ?? 0;
+    message.alert = (object.alert !== undefined && object.alert !== null)
+      ? IngestAlertRequest.fromPartial(object.alert)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseIngestAlertsResponse(): IngestAlertsResponse {
+  return { results: [] };
+}
+
+export const IngestAlertsResponse: MessageFns<IngestAlertsResponse> = {
+  encode(message: IngestAlertsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.results) {
+      IngestAlertsResult.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): IngestAlertsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseIngestAlertsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.results.push(IngestAlertsResult.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): IngestAlertsResponse {
+    return {
+      results: globalThis.Array.isArray(object?.results)
+        ? object.results.map((e: any) => IngestAlertsResult.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: IngestAlertsResponse): unknown {
+    const obj: any = {};
+    if (message.results?.length) {
+      obj.results = message.results.map((e) => IngestAlertsResult.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<IngestAlertsResponse>): IngestAlertsResponse {
+    return IngestAlertsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<IngestAlertsResponse>): IngestAlertsResponse {
+    const message = createBaseIngestAlertsResponse();
+    message.results = object.results?.map((e) => IngestAlertsResult.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseIngestAlertsResult(): IngestAlertsResult {
+  return { seq: 0, accepted: undefined, error: undefined };
+}
+
+export const IngestAlertsResult: MessageFns<IngestAlertsResult> = {
+  encode(message: IngestAlertsResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.seq !== 0) {
+      writer.uint32(8).uint64(message.seq);
+    }
+    if (message.accepted !== undefined) {
+      IngestAlertResponse.encode(message.accepted, writer.uint32(18).fork()).join();
+    }
+    if (message.error !== undefined) {
+      ItemError.encode(message.error, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): IngestAlertsResult {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseIngestAlertsResult();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.seq = longToNumber(reader.uint64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.accepted = IngestAlertResponse.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.error = ItemError.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): IngestAlertsResult {
+    return {
+      seq: isSet(object.seq) ? globalThis.Number(object.seq) : 0,
+      accepted: isSet(object.accepted) ? IngestAlertResponse.fromJSON(object.accepted) : undefined,
+      error: isSet(object.error) ? ItemError.fromJSON(object.error) : undefined,
+    };
+  },
+
+  toJSON(message: IngestAlertsResult): unknown {
+    const obj: any = {};
+    if (message.seq !== 0) {
+      obj.seq = Math.round(message.seq);
+    }
+    if (message.accepted !== undefined) {
+      obj.accepted = IngestAlertResponse.toJSON(message.accepted);
+    }
+    if (message.error !== undefined) {
+      obj.error = ItemError.toJSON(message.error);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<IngestAlertsResult>): IngestAlertsResult {
+    return IngestAlertsResult.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<IngestAlertsResult>): IngestAlertsResult {
+    const message = createBaseIngestAlertsResult();
+    message.seq = object.seq ?? 0;
+    message.accepted = (object.accepted !== undefined && object.accepted !== null)
+      ? IngestAlertResponse.fromPartial(object.accepted)
+      : undefined;
+    message.error = (object.error !== undefined && object.error !== null)
+      ? ItemError.fromPartial(object.error)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseItemError(): ItemError {
+  return { code: 0, reason: "", message: "", fieldsJson: "", retryAfterSeconds: 0 };
+}
+
+export const ItemError: MessageFns<ItemError> = {
+  encode(message: ItemError, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== 0) {
+      writer.uint32(8).int32(message.code);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    if (message.message !== "") {
+      writer.uint32(26).string(message.message);
+    }
+    if (message.fieldsJson !== "") {
+      writer.uint32(34).string(message.fieldsJson);
+    }
+    if (message.retryAfterSeconds !== 0) {
+      writer.uint32(40).int32(message.retryAfterSeconds);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ItemError {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseItemError();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.code = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.fieldsJson = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.retryAfterSeconds = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ItemError {
+    return {
+      code: isSet(object.code) ? globalThis.Number(object.code) : 0,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      message: isSet(object.message) ? globalThis.String(object.message) : "",
+      fieldsJson: isSet(object.fieldsJson)
+        ? globalThis.String(object.fieldsJson)
+        : isSet(object.fields_json)
+        ? globalThis.String(object.fields_json)
+        : "",
+      retryAfterSeconds: isSet(object.retryAfterSeconds)
+        ? globalThis.Number(object.retryAfterSeconds)
+        : isSet(object.retry_after_seconds)
+        ? globalThis.Number(object.retry_after_seconds)
+        : 0,
+    };
+  },
+
+  toJSON(message: ItemError): unknown {
+    const obj: any = {};
+    if (message.code !== 0) {
+      obj.code = Math.round(message.code);
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.message !== "") {
+      obj.message = message.message;
+    }
+    if (message.fieldsJson !== "") {
+      obj.fieldsJson = message.fieldsJson;
+    }
+    if (message.retryAfterSeconds !== 0) {
+      obj.retryAfterSeconds = Math.round(message.retryAfterSeconds);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ItemError>): ItemError {
+    return ItemError.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ItemError>): ItemError {
+    const message = createBaseItemError();
+    message.code = object.code ?? 0;
+    message.reason = object.reason ?? "";
+    message.message = object.message ?? "";
+    message.fieldsJson = object.fieldsJson ?? "";
+    message.retryAfterSeconds = object.retryAfterSeconds ?? 0;
+    return message;
+  },
+};
+
 function createBaseAlertOutcome(): AlertOutcome {
   return { iid: 0, title: "", status: "", events: 0, action: "" };
 }
@@ -7021,6 +7598,26 @@ export const AlertServiceService = {
     responseSerialize: (value: IngestAlertResponse): Buffer => Buffer.from(IngestAlertResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): IngestAlertResponse => IngestAlertResponse.decode(value),
   },
+  /**
+   * The same intake over one long-lived stream (the gateway's webhook path): each request carries
+   * a micro-batch of items, each response the results of items that finished, in any order, each
+   * tagged with its item's `seq`. An item's result is sent once its alerts are durably queued (or,
+   * with `wait_ms`, processed); a failed item is a result with an error, never the end of the
+   * stream. Items of one request are ingested concurrently, so their queue writes share one
+   * commit. When the server shuts down it answers what it holds, refuses what arrives after with
+   * UNAVAILABLE (STREAM_DRAINING: nothing of it was stored; the client
+   * may send it again elsewhere) and ends the stream with OK.
+   */
+  ingestAlerts: {
+    path: "/alert.v1.AlertService/IngestAlerts" as const,
+    requestStream: true as const,
+    responseStream: true as const,
+    requestSerialize: (value: IngestAlertsRequest): Buffer => Buffer.from(IngestAlertsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): IngestAlertsRequest => IngestAlertsRequest.decode(value),
+    responseSerialize: (value: IngestAlertsResponse): Buffer =>
+      Buffer.from(IngestAlertsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): IngestAlertsResponse => IngestAlertsResponse.decode(value),
+  },
   /** Sends a test payload through an integration (Developer+). With `dry_run` nothing changes. */
   sendTestAlert: {
     path: "/alert.v1.AlertService/SendTestAlert" as const,
@@ -7141,6 +7738,17 @@ export interface AlertServiceServer extends UntypedServiceImplementation {
    * (INTEGRATION_INACTIVE), UNAVAILABLE when the queue cannot take it.
    */
   ingestAlert: handleUnaryCall<IngestAlertRequest, IngestAlertResponse>;
+  /**
+   * The same intake over one long-lived stream (the gateway's webhook path): each request carries
+   * a micro-batch of items, each response the results of items that finished, in any order, each
+   * tagged with its item's `seq`. An item's result is sent once its alerts are durably queued (or,
+   * with `wait_ms`, processed); a failed item is a result with an error, never the end of the
+   * stream. Items of one request are ingested concurrently, so their queue writes share one
+   * commit. When the server shuts down it answers what it holds, refuses what arrives after with
+   * UNAVAILABLE (STREAM_DRAINING: nothing of it was stored; the client
+   * may send it again elsewhere) and ends the stream with OK.
+   */
+  ingestAlerts: handleBidiStreamingCall<IngestAlertsRequest, IngestAlertsResponse>;
   /** Sends a test payload through an integration (Developer+). With `dry_run` nothing changes. */
   sendTestAlert: handleUnaryCall<SendTestAlertRequest, SendTestAlertResponse>;
   /** Queue depth and counters, for operators and benchmarks. */
@@ -7417,6 +8025,22 @@ export interface AlertServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: IngestAlertResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * The same intake over one long-lived stream (the gateway's webhook path): each request carries
+   * a micro-batch of items, each response the results of items that finished, in any order, each
+   * tagged with its item's `seq`. An item's result is sent once its alerts are durably queued (or,
+   * with `wait_ms`, processed); a failed item is a result with an error, never the end of the
+   * stream. Items of one request are ingested concurrently, so their queue writes share one
+   * commit. When the server shuts down it answers what it holds, refuses what arrives after with
+   * UNAVAILABLE (STREAM_DRAINING: nothing of it was stored; the client
+   * may send it again elsewhere) and ends the stream with OK.
+   */
+  ingestAlerts(): ClientDuplexStream<IngestAlertsRequest, IngestAlertsResponse>;
+  ingestAlerts(options: Partial<CallOptions>): ClientDuplexStream<IngestAlertsRequest, IngestAlertsResponse>;
+  ingestAlerts(
+    metadata: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientDuplexStream<IngestAlertsRequest, IngestAlertsResponse>;
   /** Sends a test payload through an integration (Developer+). With `dry_run` nothing changes. */
   sendTestAlert(
     request: SendTestAlertRequest,

@@ -1,0 +1,57 @@
+import { randomUUID } from "node:crypto";
+import { AppError, type CallContext } from "@tocsin/core";
+import { createBatchStream, fromItemError } from "@tocsin/grpc";
+import type { alertV1 } from "@tocsin/proto";
+import type { AlertClient } from "../deps.js";
+
+type IngestAlert = AlertClient["ingestAlert"];
+
+export interface IngestBatcher {
+  /** The same call as the unary `ingestAlert`, carried on the IngestAlerts stream. */
+  ingestAlert: IngestAlert;
+  /** Calls without an answer yet. */
+  inFlight(): number;
+  close(): void;
+}
+
+export interface IngestBatcherOptions {
+  /** Deadline of an item when the caller gives none (the client's RPC timeout). */
+  timeoutMs: number;
+  /** Streams kept open: one per replica of a comma-separated address list. */
+  streams: number;
+  /** Most items in one message. */
+  maxBatch?: number;
+}
+
+function answerOf(result: alertV1.IngestAlertsResult): alertV1.IngestAlertResponse | AppError {
+  if (result.accepted) return result.accepted;
+  if (result.error) return fromItemError(result.error);
+  return new AppError("INTERNAL", "INGEST_RESULT_EMPTY", "500 Internal Server Error");
+}
+
+/**
+ * The webhook's ingest call over one long-lived IngestAlerts stream per replica: the posts of
+ * one event-loop turn travel as one message, and each call settles from its own result (the
+ * answer, or the AppError the unary call would have thrown). A broken stream fails its calls
+ * with UNAVAILABLE (the webhook answers 503, as for the unary call) and the next call opens a new
+ * stream, on a healthy replica when the address names several.
+ */
+export function createIngestBatcher(alert: AlertClient, options: IngestBatcherOptions): IngestBatcher {
+  const stream = createBatchStream<alertV1.IngestAlertsItem, alertV1.IngestAlertsResult, alertV1.IngestAlertResponse>({
+    open: () => alert.duplex("ingestAlerts", { requestId: `ingest-stream-${randomUUID()}` }),
+    target: "alert",
+    settle: answerOf,
+    streams: options.streams,
+    ...(options.maxBatch ? { maxBatch: options.maxBatch } : {}),
+  });
+  return {
+    ingestAlert(request: alertV1.IngestAlertRequest, ctx: CallContext, opts?: { timeoutMs?: number }) {
+      const own = opts?.timeoutMs ?? options.timeoutMs;
+      const timeoutMs = Math.max(1, ctx.deadlineMs ? Math.min(own, ctx.deadlineMs - Date.now()) : own);
+      const item = { requestId: ctx.requestId, userId: ctx.principal?.userId ?? 0, timeoutMs, alert: request };
+      return stream.call(item, timeoutMs);
+    },
+    inFlight: () => stream.inFlight(),
+    close: () => stream.close(),
+  };
+}
