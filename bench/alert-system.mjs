@@ -186,6 +186,9 @@ export async function startSystem({ queue, nodeArgs = {}, env: extraEnv = {}, lo
       AUTH_SERVICE_ADDR: `127.0.0.1:${authPort}`,
       SETTINGS_SERVICE_ADDR: `127.0.0.1:${settingsPort}`,
       ALERT_SERVICE_ADDR: `127.0.0.1:${alertPort}`,
+      // No per-integration webhook budget (issue 12's default is 6,000/min): the benches measure
+      // throughput, not 429s. A bench may set it again through `env`.
+      WEBHOOK_RATE_LIMIT_PER_MINUTE: "0",
       ...extraEnv,
     };
     if (queue === "redis") {
