@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import type { IncomingMessage } from "node:http";
 import { jsonDepth } from "@tocsin/core";
 
@@ -43,7 +44,8 @@ export function readBoundedBody(req: IncomingMessage, limit = MAX_BODY_BYTES): P
         finish({ ok: false, problem: { kind: "too_large" } });
       } else chunks.push(chunk);
     };
-    const onEnd = () => finish({ ok: true, bytes: Buffer.concat(chunks, size) });
+    // A small body usually arrives in one chunk: no copy then.
+    const onEnd = () => finish({ ok: true, bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size) });
     const onError = () => finish({ ok: false, problem: { kind: "invalid", message: "the request body could not be read" } });
     req.on("data", onData);
     req.on("end", onEnd);
@@ -58,19 +60,15 @@ export function isJsonContentType(header: string | undefined): boolean {
   return type === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(type);
 }
 
-const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
-
 export type ParseResult = { ok: true; text: string; value: Record<string, unknown> } | { ok: false; message: string };
 
 /** UTF-8 JSON text of an object no deeper than MAX_DEPTH; each failure says what is wrong. */
 export function parseJsonObject(bytes: Buffer): ParseResult {
   if (bytes.length === 0) return { ok: false, message: "The request body is empty: send a JSON object" };
-  let text: string;
-  try {
-    text = decoder.decode(bytes);
-  } catch {
-    return { ok: false, message: "The request body is not valid UTF-8" };
-  }
+  if (!isUtf8(bytes)) return { ok: false, message: "The request body is not valid UTF-8" };
+  // A leading byte order mark is dropped, as a UTF-8 TextDecoder does.
+  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  const text = bytes.toString("utf8", bom ? 3 : 0);
   if (jsonDepth(text, MAX_DEPTH) > MAX_DEPTH)
     return { ok: false, message: `The JSON body is nested deeper than ${MAX_DEPTH} levels` };
   let value: unknown;

@@ -63,14 +63,30 @@ export function createWebhookHandler(
     }
   }
 
+  const routes = new Map<string, WebhookRoute>();
   return (req, res) => {
     if (req.method !== "POST") return false;
     const path = pathOf(req.url ?? "/");
-    const route = matchWebhookPath(path);
+    const route = routeOf(routes, path);
     if (!route) return false;
     void handleWebhook(req, res, route, path);
     return true;
   };
+}
+
+/** Most webhook paths whose match is remembered: a storm posts to a few URLs again and again. */
+const MAX_REMEMBERED_PATHS = 1_000;
+
+/** matchWebhookPath, its matches remembered per path (forgotten all at once when full). */
+function routeOf(routes: Map<string, WebhookRoute>, path: string): WebhookRoute | null {
+  const known = routes.get(path);
+  if (known) return known;
+  const route = matchWebhookPath(path);
+  if (route) {
+    if (routes.size >= MAX_REMEMBERED_PATHS) routes.clear();
+    routes.set(path, route);
+  }
+  return route;
 }
 
 /**

@@ -45,8 +45,21 @@ export interface IntakeRequest {
  * content, then the ingest. Throws an AppError for every refusal; writes the answer on success.
  */
 export async function receive(deps: IntakeDeps, req: IncomingMessage, res: ServerResponse, at: IntakeRequest): Promise<void> {
-  // Until the body has been read, an early answer must not leave it to be drained.
-  res.setHeader("Connection", "close");
+  const { found, payloadJson } = await admit(deps, req, at).catch((err: unknown) => {
+    // Until the body has been read and found good, an answer must not leave it to be drained.
+    res.setHeader("Connection", "close");
+    throw err;
+  });
+  const idempotencyKey = idempotencyKeyOf(req.headers["idempotency-key"]);
+  if (idempotencyKey === null) throw webhookBadRequest("Idempotency-Key must be 1 to 255 visible ASCII characters");
+  const prefer = req.headers.prefer;
+  const waitMs = preferWaitMs(typeof prefer === "string" ? prefer : undefined);
+  const batch = at.route.kind === "prometheus";
+  await ingest(deps, res, at.ctx, { found, payloadJson, idempotencyKey: idempotencyKey ?? "", waitMs, batch });
+}
+
+/** Everything before the ingest: the caller, the integration, and a good body. */
+async function admit(deps: IntakeDeps, req: IncomingMessage, at: IntakeRequest) {
   await deps.throttle.check(at.address);
   const found = await authorise(deps.cache, at, req).catch(async (err: unknown) => {
     if (err instanceof AppError && err.code === "UNAUTHENTICATED") await deps.throttle.failed(at.address);
@@ -54,14 +67,7 @@ export async function receive(deps: IntakeDeps, req: IncomingMessage, res: Serve
   });
   // A missing signature is refused before the body is read.
   if (found.signingSecret && !req.headers[SIGNATURE_HEADER]) throw signatureRefused("missing");
-  const payloadJson = await readPayload(req, found.signingSecret);
-  res.removeHeader("Connection");
-  const idempotencyKey = idempotencyKeyOf(req.headers["idempotency-key"]);
-  if (idempotencyKey === null) throw webhookBadRequest("Idempotency-Key must be 1 to 255 visible ASCII characters");
-  const prefer = req.headers.prefer;
-  const waitMs = preferWaitMs(typeof prefer === "string" ? prefer : undefined);
-  const batch = at.route.kind === "prometheus";
-  await ingest(deps, res, at.ctx, { found, payloadJson, idempotencyKey: idempotencyKey ?? "", waitMs, batch });
+  return { found, payloadJson: await readPayload(req, found.signingSecret) };
 }
 
 /** Steps 1–3 of PRODUCT.md section 5, from the headers alone: route, credential, state. */

@@ -34,7 +34,11 @@ export const WEBHOOK_ROUTE = String(/\/alerts\/notify/);
  *   duration and that request's id and path (nothing when there was no request). At debug level
  *   every request also gets its own debug line.
  */
-export function createWebhookLog(logger: Logger, summarySeconds: number): WebhookLog {
+export function createWebhookLog(
+  logger: Logger,
+  summarySeconds: number,
+  nowMs: () => number = performance.now.bind(performance),
+): WebhookLog {
   let counts = new Map<number, number>();
   let total = 0;
   let slowest: WebhookLogEntry | undefined;
@@ -66,7 +70,7 @@ export function createWebhookLog(logger: Logger, summarySeconds: number): Webhoo
   const timer = summarySeconds > 0 ? setInterval(flush, summarySeconds * 1000) : undefined;
   timer?.unref();
   const refusalLine = (e: WebhookLogEntry) => {
-    const now = Math.floor(performance.now() / 1000);
+    const now = Math.floor(nowMs() / 1000);
     if (now !== second) {
       second = now;
       linesThisSecond = 0;
