@@ -1,4 +1,4 @@
-import type { Clock, Logger } from "@tocsin/core";
+import { AppError, type Clock, type Logger } from "@tocsin/core";
 import { hashPassword, verifyPassword } from "./passwords.js";
 import type { AuthStore } from "./ports.js";
 import { hashToken } from "./tokens.js";
@@ -16,20 +16,27 @@ const BOOTSTRAP_TOKEN_NAME = "bootstrap";
 export async function ensureAdminToken(store: AuthStore, clock: Clock, adminToken: string, logger: Logger): Promise<UserRecord> {
   const root = await ensureRoot(store, clock);
   const hash = hashToken(adminToken);
-  const existing = await store.findTokenByHash(hash);
-  if (existing && existing.userId !== root.id) throw new Error("ADMIN_TOKEN is already the token of another user");
+  let existing = await store.findTokenByHash(hash);
   if (!existing) {
-    await store.insertToken({
-      userId: root.id,
-      name: BOOTSTRAP_TOKEN_NAME,
-      scopes: ["api"],
-      expiresAt: null,
-      revoked: false,
-      tokenHash: hash,
-      createdAt: clock.now(),
-    });
-    logger.info({ userId: root.id }, "bootstrap admin token installed");
-  } else if (existing.revoked) {
+    try {
+      await store.insertToken({
+        userId: root.id,
+        name: BOOTSTRAP_TOKEN_NAME,
+        scopes: ["api"],
+        expiresAt: null,
+        revoked: false,
+        tokenHash: hash,
+        createdAt: clock.now(),
+      });
+      logger.info({ userId: root.id }, "bootstrap admin token installed");
+    } catch (err) {
+      // Another replica starting at the same moment installed it first.
+      existing = await store.findTokenByHash(hash);
+      if (!existing || !AppError.is(err) || err.code !== "ALREADY_EXISTS") throw err;
+    }
+  }
+  if (existing && existing.userId !== root.id) throw new Error("ADMIN_TOKEN is already the token of another user");
+  if (existing?.revoked) {
     await store.setTokenRevoked(existing.id, false);
   }
   for (const old of await store.listTokensByName(root.id, BOOTSTRAP_TOKEN_NAME)) {

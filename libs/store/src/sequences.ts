@@ -38,11 +38,14 @@ export class MongoSequences {
    */
   reserve(name: string, count: number): Promise<number> {
     return MongoSequences.locks.run(`${this.col.dbName}:${this.col.collectionName}:${name}`, async () => {
-      const doc = await this.col.findOneAndUpdate(
-        { _id: name },
-        { $inc: { seq: count } },
-        { upsert: true, returnDocument: "after" },
-      );
+      const inc = () =>
+        this.col.findOneAndUpdate({ _id: name }, { $inc: { seq: count } }, { upsert: true, returnDocument: "after" });
+      // Two processes creating a sequence at once: one upsert inserts, the other's insert fails on
+      // the `_id` (MongoDB retries such an upsert itself, FerretDB does not); the document exists now.
+      const doc = await inc().catch((err: unknown) => {
+        if (isDuplicateKey(err)) return inc();
+        throw err;
+      });
       if (typeof doc?.seq !== "number") throw new Error(`sequence ${name} returned no number`);
       return doc.seq;
     });
