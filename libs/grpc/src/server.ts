@@ -161,8 +161,6 @@ function wrapBidi(
     const done = () => {
       if (onDrain) draining.delete(onDrain);
     };
-    // A stream whose client goes away without a word must not keep the process from exiting.
-    call.on("error", () => undefined);
     fn(ctx, stream).then(
       () => {
         done();
@@ -170,7 +168,9 @@ function wrapBidi(
       },
       (err: unknown) => {
         done();
-        if (!call.cancelled) call.destroy(Object.assign(new Error(toAppError(err).message), toGrpcError(logFailure(ctx, err))));
+        // As for server streams: the error status goes out on "error" (destroy() would leave the call open).
+        if (!call.cancelled)
+          call.emit("error", Object.assign(new Error(toAppError(err).message), toGrpcError(logFailure(ctx, err))));
       },
     );
   };
