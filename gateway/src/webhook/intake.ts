@@ -45,11 +45,15 @@ export interface IntakeRequest {
  * content, then the ingest. Throws an AppError for every refusal; writes the answer on success.
  */
 export async function receive(deps: IntakeDeps, req: IncomingMessage, res: ServerResponse, at: IntakeRequest): Promise<void> {
-  const { found, payloadJson } = await admit(deps, req, at).catch((err: unknown) => {
+  let admitted: Admitted;
+  try {
+    admitted = await admit(deps, req, at);
+  } catch (err) {
     // Until the body has been read and found good, an answer must not leave it to be drained.
     res.setHeader("Connection", "close");
     throw err;
-  });
+  }
+  const { found, payloadJson } = admitted;
   const idempotencyKey = idempotencyKeyOf(req.headers["idempotency-key"]);
   if (idempotencyKey === null) throw webhookBadRequest("Idempotency-Key must be 1 to 255 visible ASCII characters");
   const prefer = req.headers.prefer;
@@ -58,13 +62,21 @@ export async function receive(deps: IntakeDeps, req: IncomingMessage, res: Serve
   await ingest(deps, res, at.ctx, { found, payloadJson, idempotencyKey: idempotencyKey ?? "", waitMs, batch });
 }
 
+interface Admitted {
+  found: authV1.ResolveIntegrationEndpointResponse;
+  payloadJson: string;
+}
+
 /** Everything before the ingest: the caller, the integration, and a good body. */
-async function admit(deps: IntakeDeps, req: IncomingMessage, at: IntakeRequest) {
+async function admit(deps: IntakeDeps, req: IncomingMessage, at: IntakeRequest): Promise<Admitted> {
   await deps.throttle.check(at.address);
-  const found = await authorise(deps.cache, at, req).catch(async (err: unknown) => {
+  let found: authV1.ResolveIntegrationEndpointResponse;
+  try {
+    found = await authorise(deps.cache, at, req);
+  } catch (err) {
     if (err instanceof AppError && err.code === "UNAUTHENTICATED") await deps.throttle.failed(at.address);
     throw err;
-  });
+  }
   // A missing signature is refused before the body is read.
   if (found.signingSecret && !req.headers[SIGNATURE_HEADER]) throw signatureRefused("missing");
   return { found, payloadJson: await readPayload(req, found.signingSecret) };
