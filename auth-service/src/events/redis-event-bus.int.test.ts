@@ -1,5 +1,5 @@
 import { silentLogger } from "@tocsin/core";
-import { until } from "@tocsin/testing";
+import { freePort, startOwnRedis, until } from "@tocsin/testing";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import type { AuthEvent, EventSink } from "../domain/event-bus.js";
@@ -124,5 +124,41 @@ describe.skipIf(!redisUrl)("RedisEventBus (auth events over Redis pub/sub)", () 
     const names = await clientNames();
     expect(names).not.toContain(name);
     expect(names).not.toContain(name.replace(/:sub$/, ":pub"));
+  });
+});
+
+describe.skipIf(!redisUrl)("RedisEventBus while Redis itself is away (a redis-server of this test)", () => {
+  it("starts down without Redis, comes up when it starts, goes down and up across a restart; a publish meanwhile is bounded and delivered here", async () => {
+    const port = await freePort();
+    const url = `redis://127.0.0.1:${port}`;
+    const sink = new RecordingSink();
+    const bus = new RedisEventBus({ url, prefix: "tocsin-test-restart", logger: silentLogger(), publishTimeoutMs: 300 });
+    bus.attach(sink);
+    await bus.connect(300);
+    expect(sink.log).toEqual(["down"]);
+    await expect(bus.check()).rejects.toThrow();
+
+    let redis = await startOwnRedis(port);
+    if (!redis) throw new Error("redis-server is needed for this test");
+    try {
+      await until(() => sink.last() === "up");
+      await bus.check();
+      await redis.stop();
+      await until(() => sink.last() === "down");
+      await expect(bus.check()).rejects.toThrow();
+      // Redis is away: the publish gives up after its bound, and this replica's streams still get it.
+      await bus.publish(revoked(9));
+      expect(sink.events()).toEqual([revoked(9)]);
+
+      redis = await startOwnRedis(port);
+      if (!redis) throw new Error("redis-server did not start again");
+      await until(() => sink.last() === "up", 30_000);
+      await bus.publish(revoked(10));
+      expect(sink.events().at(-1)).toEqual(revoked(10));
+      await bus.check();
+    } finally {
+      await bus.close();
+      await redis?.stop();
+    }
   });
 });

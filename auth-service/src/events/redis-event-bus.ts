@@ -140,8 +140,8 @@ export class RedisEventBus implements EventBus {
       this.subscribed = false;
       if (!this.closed)
         this.logger.warn({ channel: this.channel }, "auth events: subscription lost; watch streams ended until it is back");
+      this.sink?.down(); // while unsubscribed the sink is down already
     }
-    this.sink?.down();
     // Their events may never come back; the streams they were for have just ended.
     this.releasePending();
   }
