@@ -5,6 +5,7 @@ import { loadConfig as loadAuthConfig } from "@tocsin/auth-service";
 import { ConfigError, commonEnv, listenEnv, redisEnv, storageEnv } from "@tocsin/core";
 import { loadConfig as loadGatewayConfig } from "@tocsin/gateway";
 import { loadConfig as loadSettingsConfig } from "@tocsin/settings-service";
+import { otelEnv } from "@tocsin/telemetry";
 import { describe, expect, it } from "vitest";
 
 /**
@@ -39,7 +40,7 @@ function variablesRead(dir: string): string[] {
   const names = new Set<string>();
   const schemaBody = source.slice(source.indexOf("z.object") > -1 ? source.indexOf("z.object") : 0);
   for (const m of schemaBody.matchAll(/^\s*([A-Z][A-Z0-9_]+):/gm)) names.add(m[1] as string);
-  const groups = { commonEnv, listenEnv, storageEnv, redisEnv };
+  const groups = { commonEnv, listenEnv, storageEnv, redisEnv, otelEnv };
   for (const [group, vars] of Object.entries(groups)) {
     if (source.includes(`...${group}`)) for (const name of Object.keys(vars)) names.add(name);
   }

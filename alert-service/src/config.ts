@@ -2,10 +2,12 @@ import { createHash } from "node:crypto";
 import { resolve } from "node:path";
 import { commonEnv, listenEnv, parseConfig, portSchema, redisEnv, requireListenAddr, storageEnv, z } from "@tocsin/core";
 import { mongoDbName as storeDbName } from "@tocsin/store";
+import { otelEnv, tracingConfigOf } from "@tocsin/telemetry";
 
 const schema = z
   .object({
     ...commonEnv,
+    ...otelEnv,
     ...listenEnv,
     ...storageEnv,
     ...redisEnv,
@@ -40,6 +42,7 @@ const schema = z
   .superRefine(requireListenAddr("ALERT_SERVICE_ADDR"))
   .transform((env) => ({
     logLevel: env.LOG_LEVEL,
+    tracing: tracingConfigOf(env, "alert-service"),
     listenAddr: env.LISTEN_ADDR ?? env.ALERT_SERVICE_ADDR,
     authServiceAddr: env.AUTH_SERVICE_ADDR,
     settingsServiceAddr: env.SETTINGS_SERVICE_ADDR,

@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Clock, Logger } from "@tocsin/core";
+import type { Tracing } from "@tocsin/telemetry";
 import type { Database } from "better-sqlite3";
 import type { Db } from "mongodb";
 import { createAlertRecipients } from "./clients/alert-recipients.js";
@@ -16,6 +17,7 @@ import { BullmqJobQueue } from "./queue/bullmq-queue.js";
 import { LocalJobQueue } from "./queue/local-queue.js";
 import { createMailJobRunner, createMailJobs, MAIL_LANES, mailQueueName, mailRetryPolicy } from "./queue/mail-jobs.js";
 import type { JobQueue } from "./queue/queue.js";
+import { tracedQueue } from "./queue/traced-queue.js";
 import { createMongoMailStore } from "./store/mail/mongo-mail-store.js";
 import { createSqliteMailStore } from "./store/mail/sqlite-mail-store.js";
 
@@ -29,6 +31,8 @@ export interface MailRuntimeOptions {
   queuePrefix?: string;
   clock: Clock;
   logger: Logger;
+  /** Spans of the mail queue and of the recipients calls, when tracing is on. */
+  tracing?: Tracing;
 }
 
 export interface MailRuntime {
@@ -83,7 +87,7 @@ export async function createMailRuntime(opts: MailRuntimeOptions): Promise<MailR
   if (opts.sqlite) store = createSqliteMailStore(opts.sqlite);
   else if (opts.mongo) store = await createMongoMailStore(opts.mongo);
   else throw new Error("mail runtime: a data store (sqlite or mongo) is required");
-  const queue = queueOf(opts);
+  const queue = tracedQueue(queueOf(opts), opts.tracing, { system: opts.redisUrl ? "bullmq" : "local", destination: "mail" });
   const jobs = createMailJobs(queue);
   const metrics = createMailMetrics(async () => (await queue.counts()).pending, logger);
   let transport: MailTransport | undefined;
@@ -94,7 +98,7 @@ export async function createMailRuntime(opts: MailRuntimeOptions): Promise<MailR
     notifier: createNotifier({ store, jobs, clock: opts.clock, storm }),
     async start(deps) {
       transport = transportOf(opts);
-      recipients = createAlertRecipients(config.settingsServiceAddr);
+      recipients = createAlertRecipients(config.settingsServiceAddr, opts.tracing);
       const runner = createMailJobRunner(
         {
           store,

@@ -4,6 +4,7 @@ import type { Clock, Logger, RunningService, ServiceDeps } from "@tocsin/core";
 import { connectableAddress, createGrpcServer, serviceDependency, startHealthPolicy } from "@tocsin/grpc";
 import { alertV1, PROTO_FILES } from "@tocsin/proto";
 import { openSqlite } from "@tocsin/store";
+import { startTracing, type Tracing } from "@tocsin/telemetry";
 import type Database from "better-sqlite3";
 import { Redis } from "ioredis";
 import { type Db, MongoClient } from "mongodb";
@@ -25,6 +26,7 @@ import { BullmqJobQueue } from "./queue/bullmq-queue.js";
 import { createAlertJobs, createJobRunner, createTimerRunner } from "./queue/jobs.js";
 import { LocalJobQueue } from "./queue/local-queue.js";
 import type { JobQueue } from "./queue/queue.js";
+import { tracedQueue } from "./queue/traced-queue.js";
 import { createMongoAlertsStores } from "./store/alerts/mongo-stores.js";
 import { createSqliteAlertsStores } from "./store/alerts/sqlite-stores.js";
 import { createMongoIntegrationStore } from "./store/integrations/mongo-integration-store.js";
@@ -60,7 +62,8 @@ export async function createAlertService(
   { logger, clock }: ServiceDeps,
 ): Promise<RunningService & { metricsPort: number | undefined }> {
   const storage = await openStorage(config);
-  const auth = createAuthClient(config.authServiceAddr);
+  const tracing = await startTracing(config.tracing);
+  const auth = createAuthClient(config.authServiceAddr, tracing);
   const projects = createProjectAccess(auth, clock);
   const integrations = createIntegrationsUseCases({
     store: storage.integrations,
@@ -78,6 +81,7 @@ export async function createAlertService(
     ...(config.redisUrl ? { redisUrl: config.redisUrl, queuePrefix: queuePrefix(config) } : {}),
     clock,
     logger,
+    ...(tracing ? { tracing } : {}),
   });
   const runtime = await createAlertsRuntime({
     ...(storage.sqlite ? { sqlite: storage.sqlite } : {}),
@@ -92,9 +96,10 @@ export async function createAlertService(
     defaultRateLimitPerMinute: config.webhookRateLimitPerMinute,
     usage: integrations.usage,
     autoResolveMinuteMs: config.autoResolveMinuteMs,
+    ...(tracing ? { tracing } : {}),
   });
-  const server = createGrpcServer({ logger, protoFiles: [PROTO_FILES.alert], serviceNames: [SERVICE_NAME] });
-  server.add(alertV1.AlertServiceService, { ...integrationHandlers(integrations), ...alertHandlers(runtime.useCases) });
+  const server = createGrpcServer({ logger, protoFiles: [PROTO_FILES.alert], serviceNames: [SERVICE_NAME], tracing });
+  server.add(alertV1.AlertServiceService, { ...integrationHandlers(integrations), ...alertHandlers(runtime.useCases, tracing) });
   let port: number;
   try {
     await runtime.start();
@@ -105,6 +110,7 @@ export async function createAlertService(
     await mail.stop();
     auth.close();
     await storage.close();
+    await tracing?.shutdown();
     throw err;
   }
   const health = await startHealthPolicy(
@@ -129,6 +135,7 @@ export async function createAlertService(
         await mail.stop();
         auth.close();
         await storage.close();
+        await tracing?.shutdown();
       })();
       return stopping;
     },
@@ -155,6 +162,8 @@ export interface AlertsRuntimeOptions {
   autoResolveMinuteMs?: number;
   /** token_last_used_at of integrations (told of every accepted request). */
   usage?: { used(projectId: number, integrationId: number): void };
+  /** Spans of the queue (producer at enqueue, consumer per run), when tracing is on. */
+  tracing?: Tracing;
   /** Tests: override the local queue file (e.g. `:memory:`) or the BullMQ key prefix. */
   queueFile?: string;
   queuePrefix?: string;
@@ -214,8 +223,9 @@ function timerQueueOf(opts: AlertsRuntimeOptions): JobQueue {
 /** Wires the alert stores, the queue (BullMQ with REDIS_URL, else the durable local one) and the use-cases. */
 export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<AlertsRuntime> {
   const stores = await storesOf(opts);
-  const queue = queueOf(opts);
-  const timers = timerQueueOf(opts);
+  const system = opts.redisUrl ? "bullmq" : "local";
+  const queue = tracedQueue(queueOf(opts), opts.tracing, { system, destination: "alerts" });
+  const timers = tracedQueue(timerQueueOf(opts), opts.tracing, { system, destination: "alert-timers" });
   const jobs = createAlertJobs(queue, timers);
   const limiterRedis = opts.redisUrl
     ? new Redis(opts.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 })

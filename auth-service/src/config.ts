@@ -13,10 +13,12 @@ import {
   z,
 } from "@tocsin/core";
 import { mongoDbName as storeDbName } from "@tocsin/store";
+import { otelEnv, tracingConfigOf } from "@tocsin/telemetry";
 
 const schema = z
   .object({
     ...commonEnv,
+    ...otelEnv,
     ...listenEnv,
     ...storageEnv,
     /** Set: auth events (watch streams) travel over Redis pub/sub to every replica. */
@@ -36,6 +38,7 @@ const schema = z
   .superRefine(requireListenAddr("AUTH_SERVICE_ADDR"))
   .transform((env) => ({
     logLevel: env.LOG_LEVEL,
+    tracing: tracingConfigOf(env, "auth-service"),
     listenAddr: env.LISTEN_ADDR ?? env.AUTH_SERVICE_ADDR,
     dataDir: env.DATA_DIR,
     mongoUrl: env.MONGO_URL,

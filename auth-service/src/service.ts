@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { type Clock, type RunningService, SecretBox, type ServiceDeps } from "@tocsin/core";
 import { connectableAddress, createGrpcServer, type HealthCheck, startHealthPolicy } from "@tocsin/grpc";
 import { authV1, PROTO_FILES } from "@tocsin/proto";
+import { startTracing } from "@tocsin/telemetry";
 import { type AuthConfig, eventsPrefix, mongoDbName, resolveSecretKey } from "./config.js";
 import { AccessEvents } from "./domain/access-events.js";
 import { ensureAdminPassword, ensureAdminToken } from "./domain/bootstrap.js";
@@ -85,7 +86,8 @@ export async function createAuthService(config: AuthConfig, { logger, clock }: S
     : undefined;
   const useCases = createUseCases(store, secretKey, clock, redisBus);
   await redisBus?.connect(5_000);
-  const server = createGrpcServer({ logger, protoFiles: [PROTO_FILES.auth], serviceNames: [SERVICE_NAME] });
+  const tracing = await startTracing(config.tracing);
+  const server = createGrpcServer({ logger, protoFiles: [PROTO_FILES.auth], serviceNames: [SERVICE_NAME], tracing });
   server.add(authV1.AuthServiceService, {
     ...identityHandlers(useCases),
     ...sessionHandlers(useCases),
@@ -98,6 +100,7 @@ export async function createAuthService(config: AuthConfig, { logger, clock }: S
   } catch (err) {
     await redisBus?.close();
     await store.close();
+    await tracing?.shutdown();
     throw err;
   }
   const checks: HealthCheck[] = [{ name: "store", check: () => store.ping() }];
@@ -114,6 +117,7 @@ export async function createAuthService(config: AuthConfig, { logger, clock }: S
         await server.shutdown();
         await redisBus?.close();
         await store.close();
+        await tracing?.shutdown();
       })();
       return stopping;
     },

@@ -2,6 +2,7 @@ import express, { type Express, Router } from "express";
 import { consoleRoutes, noSniff } from "./console/serve.js";
 import type { GatewayDeps } from "./deps.js";
 import { onlyKnownRoutes } from "./http/known-routes.js";
+import { traceRequests } from "./http/tracing.js";
 import { accessLog } from "./middleware/access-log.js";
 import { authenticate } from "./middleware/authenticate.js";
 import { bodyParsers } from "./middleware/body-parsers.js";
@@ -33,7 +34,8 @@ export function createHttpShared(deps: GatewayDeps): HttpShared {
 }
 
 /**
- * The gateway's HTTP application (no listen). Order matters: nosniff → request id → access log →
+ * The gateway's HTTP application (no listen). Order matters: nosniff → request id → (request span,
+ * with tracing on) → access log →
  * metrics → probes → console sessions → REST API → web console (assets, and index.html for page
  * addresses) → 404 → errors. The webhook's posts never get here: the handler in front of this
  * app (service.ts) takes them.
@@ -45,7 +47,9 @@ export function createApp(deps: GatewayDeps, { metrics, throttle }: HttpShared):
   app.set("trust proxy", deps.config.trustProxy);
   const principals = createPrincipalCache({ auth: deps.auth, logger: deps.logger });
   deps.closers.push(() => principals.close());
-  app.use(noSniff(), captureRoute(), requestId(), accessLog(deps.logger), metrics.middleware);
+  app.use(noSniff(), captureRoute(), requestId());
+  if (deps.tracing) app.use(traceRequests(deps.tracing));
+  app.use(accessLog(deps.logger), metrics.middleware);
   app.use(healthRoutes(deps, metrics.registry));
   app.use(sessionRoutes(deps, principals));
   app.use("/api/v4", restApi(deps, principals, throttle));

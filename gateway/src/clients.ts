@@ -1,5 +1,6 @@
 import { createClient, replicaCount } from "@tocsin/grpc";
 import { alertV1, authV1, settingsV1 } from "@tocsin/proto";
+import type { Tracing } from "@tocsin/telemetry";
 import { createIngestBatcher } from "./clients/ingest-batcher.js";
 import type { GatewayConfig } from "./config.js";
 import type { AlertClient, AuthClient, SettingsClient } from "./deps.js";
@@ -16,21 +17,27 @@ export interface GatewayClients {
 /**
  * One client per service; every call has a deadline, so a service that is down never hangs a
  * request. `alert.ingestAlert` (the webhook's call) travels micro-batched on the IngestAlerts
- * stream (clients/ingest-batcher.ts); every other alert call is unary.
+ * stream (clients/ingest-batcher.ts); every other alert call is unary. With tracing on, every
+ * call (each item of the stream too) has its client span.
  */
-export function createClients(config: GatewayConfig, timeoutMs = DEFAULT_RPC_TIMEOUT_MS): GatewayClients {
-  const auth = createClient(authV1.AuthServiceService, { target: "auth", address: config.authServiceAddr, timeoutMs });
-  const alertUnary = createClient(alertV1.AlertServiceService, {
-    target: "alert",
-    address: config.alertServiceAddr,
+export function createClients(
+  config: GatewayConfig,
+  tracing: Tracing | undefined,
+  timeoutMs = DEFAULT_RPC_TIMEOUT_MS,
+): GatewayClients {
+  const common = { timeoutMs, ...(tracing ? { tracing } : {}) };
+  const auth = createClient(authV1.AuthServiceService, { target: "auth", address: config.authServiceAddr, ...common });
+  const alertUnary = createClient(alertV1.AlertServiceService, { target: "alert", address: config.alertServiceAddr, ...common });
+  const batcher = createIngestBatcher(alertUnary, {
     timeoutMs,
+    streams: replicaCount(config.alertServiceAddr),
+    ...(tracing ? { tracing } : {}),
   });
-  const batcher = createIngestBatcher(alertUnary, { timeoutMs, streams: replicaCount(config.alertServiceAddr) });
   const alert: AlertClient = { ...alertUnary, ingestAlert: batcher.ingestAlert };
   const settings = createClient(settingsV1.SettingsServiceService, {
     target: "settings",
     address: config.settingsServiceAddr,
-    timeoutMs,
+    ...common,
   });
   return {
     auth,

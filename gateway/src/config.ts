@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { commonEnv, parseConfig, portSchema, redisEnv, z } from "@tocsin/core";
+import { otelEnv, tracingConfigOf } from "@tocsin/telemetry";
 
 /** web/dist of this checkout (this file is gateway/src/config.ts or gateway/dist/config.js). */
 const DEFAULT_CONSOLE_DIR = fileURLToPath(new URL("../../web/dist", import.meta.url));
@@ -23,6 +24,7 @@ const schema = z
      */
     WEBHOOK_LOG_SUMMARY_SECONDS: z.coerce.number().int().min(0).max(3600).default(10),
     ...commonEnv,
+    ...otelEnv,
     ...redisEnv,
   })
   .transform((env) => ({
@@ -30,6 +32,7 @@ const schema = z
     // Integration URLs are built from this; no trailing slash so that paths can be appended.
     externalUrl: (env.EXTERNAL_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ""),
     logLevel: env.LOG_LEVEL,
+    tracing: tracingConfigOf(env, "gateway"),
     authServiceAddr: env.AUTH_SERVICE_ADDR,
     alertServiceAddr: env.ALERT_SERVICE_ADDR,
     settingsServiceAddr: env.SETTINGS_SERVICE_ADDR,

@@ -1,6 +1,7 @@
 import type { Logger } from "@tocsin/core";
 import type { PromiseClient } from "@tocsin/grpc";
 import type { alertV1, authV1, settingsV1 } from "@tocsin/proto";
+import type { Tracing } from "@tocsin/telemetry";
 import type { GatewayConfig } from "./config.js";
 
 export type AuthClient = PromiseClient<typeof authV1.AuthServiceService>;
@@ -14,6 +15,8 @@ export interface GatewayDeps {
   auth: AuthClient;
   alert: AlertClient;
   settings: SettingsClient;
+  /** The gateway's tracing, when OTEL_EXPORTER_OTLP_ENDPOINT is set (request spans). */
+  tracing?: Tracing;
   /** Cleanups run when the gateway stops (caches, streams); modules push theirs here. */
   closers: Array<() => Promise<void> | void>;
 }

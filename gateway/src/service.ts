@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ServiceDeps } from "@tocsin/core";
+import { startTracing } from "@tocsin/telemetry";
 import { createApp, createHttpShared } from "./app.js";
 import { createClients } from "./clients.js";
 import type { GatewayConfig } from "./config.js";
@@ -28,9 +29,10 @@ export async function createGateway(config: GatewayConfig, { logger }: ServiceDe
   const port = await listen(server, config.port);
   const defaultExternalUrl = config.externalUrl === `http://localhost:${config.port}`;
   const resolved = config.port === 0 && defaultExternalUrl ? { ...config, externalUrl: `http://localhost:${port}` } : config;
-  const clients = createClients(resolved);
+  const tracing = await startTracing(config.tracing);
+  const clients = createClients(resolved, tracing);
   const { auth, alert, settings } = clients;
-  const deps: GatewayDeps = { config: resolved, logger, auth, alert, settings, closers: [] };
+  const deps: GatewayDeps = { config: resolved, logger, auth, alert, settings, closers: [], ...(tracing ? { tracing } : {}) };
   const shared = createHttpShared(deps);
   const app = createApp(deps, shared);
   const webhook = createWebhookHandler(deps, shared);
@@ -54,6 +56,7 @@ export async function createGateway(config: GatewayConfig, { logger }: ServiceDe
           }
         }
         clients.close();
+        await tracing?.shutdown();
       })();
       return stopping;
     },

@@ -1,10 +1,12 @@
 import { commonEnv, listenEnv, parseConfig, requireListenAddr, storageEnv, z } from "@tocsin/core";
+import { otelEnv, tracingConfigOf } from "@tocsin/telemetry";
 
 const schema = z
-  .object({ ...commonEnv, ...listenEnv, ...storageEnv })
+  .object({ ...commonEnv, ...listenEnv, ...storageEnv, ...otelEnv })
   .superRefine(requireListenAddr("SETTINGS_SERVICE_ADDR"))
   .transform((env) => ({
     logLevel: env.LOG_LEVEL,
+    tracing: tracingConfigOf(env, "settings-service"),
     listenAddr: env.LISTEN_ADDR ?? env.SETTINGS_SERVICE_ADDR,
     authServiceAddr: env.AUTH_SERVICE_ADDR,
     dataDir: env.DATA_DIR,

@@ -3,6 +3,7 @@ import type { RunningService, ServiceDeps } from "@tocsin/core";
 import { connectableAddress, createGrpcServer, type HealthCheck, serviceDependency, startHealthPolicy } from "@tocsin/grpc";
 import { PROTO_FILES, settingsV1 } from "@tocsin/proto";
 import { mongoDbName as storeDbName } from "@tocsin/store";
+import { startTracing } from "@tocsin/telemetry";
 import { createAuthClient, createAuthDirectory } from "./clients/auth-directory.js";
 import { createCachedDirectory } from "./clients/cached-directory.js";
 import type { SettingsConfig } from "./config.js";
@@ -38,16 +39,18 @@ async function openStore(config: SettingsConfig): Promise<SettingsStore> {
 export async function createSettingsService(config: SettingsConfig, deps: SettingsServiceDeps): Promise<RunningService> {
   const { logger, clock } = deps;
   const store = deps.store ?? (await openStore(config));
-  const auth = deps.directory ? undefined : createAuthClient(config.authServiceAddr);
+  const tracing = await startTracing(config.tracing);
+  const auth = deps.directory ? undefined : createAuthClient(config.authServiceAddr, tracing);
   const directoryCache = auth ? createCachedDirectory(createAuthDirectory(auth), { auth, logger }) : undefined;
   const directory = deps.directory ?? (directoryCache as Directory);
   const closeAll = async () => {
     directoryCache?.close();
     auth?.close();
     if (!deps.store) await store.close();
+    await tracing?.shutdown();
   };
   const useCases = createSettingsUseCases({ store, directory, clock });
-  const server = createGrpcServer({ logger, protoFiles: [PROTO_FILES.settings], serviceNames: [SERVICE_NAME] });
+  const server = createGrpcServer({ logger, protoFiles: [PROTO_FILES.settings], serviceNames: [SERVICE_NAME], tracing });
   server.add(settingsV1.SettingsServiceService, createSettingsHandlers({ useCases, store, directory }));
   let port: number;
   try {

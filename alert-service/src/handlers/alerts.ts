@@ -1,5 +1,6 @@
 import type { ServiceHandlers } from "@tocsin/grpc";
 import type { alertV1 } from "@tocsin/proto";
+import type { Tracing } from "@tocsin/telemetry";
 import type { ActivityEntry, Alert, AlertSettings, Incident } from "../domain/alerts/model.js";
 import type { DryRun } from "../domain/alerts/test-alert.js";
 import type { AlertsUseCases } from "../domain/alerts/use-cases.js";
@@ -73,9 +74,9 @@ function toDryRun(d: DryRun): alertV1.DryRunResult {
 }
 
 /** Thin gRPC handlers over the alert use-cases. */
-export function alertHandlers(useCases: AlertsUseCases): AlertHandlers {
+export function alertHandlers(useCases: AlertsUseCases, tracing?: Tracing): AlertHandlers {
   return {
-    ingestAlerts: ingestStreamHandler(useCases),
+    ingestAlerts: ingestStreamHandler(useCases, tracing),
     async ingestAlert(req, ctx) {
       const r = await useCases.ingest(
         {

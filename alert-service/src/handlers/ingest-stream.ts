@@ -1,11 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { AppError, type CallContext, toAppError, unavailable } from "@tocsin/core";
-import { type ServerCallContext, type ServerDuplex, STREAM_DRAINING_REASON, toItemError } from "@tocsin/grpc";
-import type { alertV1 } from "@tocsin/proto";
+import { type ServerCallContext, type ServerDuplex, STREAM_DRAINING_REASON, toItemError, traceItem } from "@tocsin/grpc";
+import { alertV1 } from "@tocsin/proto";
+import type { Tracing } from "@tocsin/telemetry";
 import type { IngestRequest, IngestResult } from "../domain/alerts/ingest.js";
 import type { AlertsUseCases } from "../domain/alerts/use-cases.js";
 
 type Stream = ServerDuplex<alertV1.IngestAlertsRequest, alertV1.IngestAlertsResponse>;
+
+const INGEST_ALERTS = alertV1.AlertServiceService.ingestAlerts.path;
 
 /** IngestAlert's answer (also each accepted item of IngestAlerts). */
 export function toIngestResponse(r: IngestResult): alertV1.IngestAlertResponse {
@@ -47,8 +50,11 @@ const draining = () => unavailable(STREAM_DRAINING_REASON, "503 Service Unavaila
  * results that finish in the same turn share one message. A failed item is a result, never the
  * end of the stream. The stream ends (OK) when the client half-closes, or when the server
  * drains, once every item it took is answered; items arriving during a drain are refused.
+ *
+ * With tracing on, each item is a call of its own in the trace: a server span, the child of the
+ * item's `traceparent`, under which the item is ingested (its queue writes included).
  */
-export function ingestStreamHandler(useCases: AlertsUseCases) {
+export function ingestStreamHandler(useCases: AlertsUseCases, tracing: Tracing | undefined) {
   return (ctx: ServerCallContext, stream: Stream): Promise<void> =>
     new Promise<void>((resolve) => {
       let inFlight = 0;
@@ -86,8 +92,8 @@ export function ingestStreamHandler(useCases: AlertsUseCases) {
       const run = (item: alertV1.IngestAlertsItem, now: number) => {
         if (!item.alert) return fail(item.seq, new AppError("INVALID_ARGUMENT", "ITEM_INVALID", "The item has no alert"));
         inFlight++;
-        useCases
-          .ingest(requestOf(item.alert), contextOf(item, now))
+        const alert = item.alert;
+        traceItem(tracing, INGEST_ALERTS, item, contextOf(item, now), (ctx) => useCases.ingest(requestOf(alert), ctx))
           .then(
             (r) => answer({ seq: item.seq, accepted: toIngestResponse(r) }),
             (err: unknown) => fail(item.seq, err),

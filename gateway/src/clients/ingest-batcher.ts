@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { AppError, type CallContext } from "@tocsin/core";
-import { createBatchStream, fromItemError } from "@tocsin/grpc";
-import type { alertV1 } from "@tocsin/proto";
+import { createBatchStream, fromItemError, traceItemCall } from "@tocsin/grpc";
+import { alertV1 } from "@tocsin/proto";
+import type { Tracing } from "@tocsin/telemetry";
 import type { AlertClient } from "../deps.js";
 
 type IngestAlert = AlertClient["ingestAlert"];
@@ -21,7 +22,11 @@ export interface IngestBatcherOptions {
   streams: number;
   /** Most items in one message. */
   maxBatch?: number;
+  /** With tracing on, each item is a call of its own in the trace (client span, `traceparent` in the item). */
+  tracing?: Tracing;
 }
+
+const INGEST_ALERTS = alertV1.AlertServiceService.ingestAlerts.path;
 
 function answerOf(result: alertV1.IngestAlertsResult): alertV1.IngestAlertResponse | AppError {
   if (result.accepted) return result.accepted;
@@ -48,8 +53,12 @@ export function createIngestBatcher(alert: AlertClient, options: IngestBatcherOp
     ingestAlert(request: alertV1.IngestAlertRequest, ctx: CallContext, opts?: { timeoutMs?: number }) {
       const own = opts?.timeoutMs ?? options.timeoutMs;
       const timeoutMs = Math.max(1, ctx.deadlineMs ? Math.min(own, ctx.deadlineMs - Date.now()) : own);
-      const item = { requestId: ctx.requestId, userId: ctx.principal?.userId ?? 0, timeoutMs, alert: request };
-      return stream.call(item, timeoutMs);
+      return traceItemCall(options.tracing, INGEST_ALERTS, ctx, (trace) =>
+        stream.call(
+          { requestId: ctx.requestId, userId: ctx.principal?.userId ?? 0, timeoutMs, alert: request, ...trace },
+          timeoutMs,
+        ),
+      );
     },
     inFlight: () => stream.inFlight(),
     close: () => stream.close(),

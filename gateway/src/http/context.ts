@@ -1,4 +1,4 @@
-import type { CallContext, Logger } from "@tocsin/core";
+import type { CallContext, Logger, TraceParent } from "@tocsin/core";
 import { unauthenticated } from "@tocsin/core";
 import type { Response } from "express";
 
@@ -24,7 +24,13 @@ export function principalOf(res: Response): HttpPrincipal {
 
 /** The gRPC call context of an authenticated request: request id plus the acting user. */
 export function callContext(res: Response): CallContext {
-  return { requestId: requestIdOf(res), principal: { userId: principalOf(res).userId } };
+  return { ...anonymousContext(res), principal: { userId: principalOf(res).userId } };
+}
+
+/** The call context of a request made with no user (webhooks, authentication, sign-in). */
+export function anonymousContext(res: Response): CallContext {
+  const trace = res.locals.trace as TraceParent | undefined;
+  return trace ? { requestId: requestIdOf(res), trace } : { requestId: requestIdOf(res) };
 }
 
 /** The per-request child logger set by the access-log middleware (falls back to `fallback`). */

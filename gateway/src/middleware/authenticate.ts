@@ -2,7 +2,7 @@ import { AppError, safeEqual } from "@tocsin/core";
 import type { NextFunction, Request, Response } from "express";
 import { clientAddress } from "../http/client-address.js";
 import type { HttpPrincipal } from "../http/context.js";
-import { requestIdOf } from "../http/context.js";
+import { anonymousContext } from "../http/context.js";
 import { type HttpError, insufficientScopeError, invalidTokenError, toHttpError } from "../http-errors.js";
 import type { CredentialThrottle } from "../protect/credential-throttle.js";
 import { CSRF_HEADER, sessionTokenOf } from "../session/cookie.js";
@@ -51,7 +51,7 @@ export function authenticate(cache: PrincipalCache, throttle: CredentialThrottle
     if (!token && !sessionToken) {
       return send(res, toHttpError(new AppError("UNAUTHENTICATED", "TOKEN_MISSING", "401 Unauthorized")));
     }
-    const ctx = { requestId: requestIdOf(res) };
+    const ctx = anonymousContext(res);
     let principal: HttpPrincipal;
     try {
       if (token) {

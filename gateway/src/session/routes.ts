@@ -1,7 +1,7 @@
 import { AppError } from "@tocsin/core";
 import express, { type Request, type Response, Router } from "express";
 import type { GatewayDeps } from "../deps.js";
-import { requestIdOf } from "../http/context.js";
+import { anonymousContext } from "../http/context.js";
 import { requiredString } from "../http/params.js";
 import { csrfMatches, INVALID_CSRF_MESSAGE } from "../middleware/authenticate.js";
 import { BODY_LIMIT } from "../middleware/body-parsers.js";
@@ -19,7 +19,7 @@ const unauthorized = () => new AppError("UNAUTHENTICATED", "SESSION_INVALID", "4
  */
 export function sessionRoutes(deps: GatewayDeps, cache: PrincipalCache): Router {
   const router = Router();
-  const ctx = (res: Response) => ({ requestId: requestIdOf(res) });
+  const ctx = anonymousContext;
   router.use("/-/session", (_req, res, next) => {
     res.set("Cache-Control", "no-store");
     next();

@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parse as parseUrl } from "node:url";
-import { AppError } from "@tocsin/core";
+import { AppError, type CallContext } from "@tocsin/core";
 import type { GatewayDeps } from "../deps.js";
 import { createClientAddress } from "../http/client-address.js";
+import { startRequestSpan, WEBHOOK_ROUTES } from "../http/tracing.js";
 import type { HttpMetrics } from "../middleware/metrics.js";
 import { requestIdFrom } from "../middleware/request-id.js";
 import type { CredentialThrottle } from "../protect/credential-throttle.js";
@@ -41,6 +42,7 @@ export function createWebhookHandler(
   };
   const record = shared.metrics.route("POST", WEBHOOK_ROUTE);
   const addressOf = createClientAddress(deps.config.trustProxy);
+  const { tracing } = deps;
 
   /** One webhook request from its first byte to its answer: where a trace span belongs. */
   async function handleWebhook(req: IncomingMessage, res: ServerResponse, route: WebhookRoute, path: string): Promise<void> {
@@ -48,10 +50,14 @@ export function createWebhookHandler(
     const requestId = requestIdFrom(req.headers["x-request-id"]);
     res.setHeader("X-Content-Type-Options", "nosniff");
     res.setHeader("X-Request-Id", requestId);
+    // With tracing on, the request's server span (it ends with the response); off, no span work.
+    const ctx: CallContext = tracing
+      ? { requestId, trace: startRequestSpan(tracing, req, res, () => WEBHOOK_ROUTES[route.kind]) }
+      : { requestId };
     let refusal: Refusal | undefined;
     let error: unknown;
     try {
-      await receive(intake, req, res, { route, ctx: { requestId }, address: addressOf(req) });
+      await receive(intake, req, res, { route, ctx, address: addressOf(req) });
     } catch (err) {
       error = err instanceof AppError && err.cause !== undefined ? err.cause : err;
       if (res.headersSent) res.destroy();

@@ -9,9 +9,11 @@ import {
   status,
 } from "@grpc/grpc-js";
 import type { AppError, CallContext } from "@tocsin/core";
+import type { Span, Tracing } from "@tocsin/telemetry";
 import { contextToMetadata } from "./metadata.js";
 import { fromGrpcError } from "./status.js";
 import { channelTarget } from "./target.js";
+import { endRpcSpan, injectTrace, startClientSpan } from "./tracing.js";
 import type { BidiKeys, ReqOf, ResOf, ServiceDef, StreamKeys, UnaryKeys } from "./types.js";
 
 interface CallOpts {
@@ -43,6 +45,8 @@ export interface ClientConfig {
   timeoutMs?: number;
   /** Extra attempts for idempotent reads that fail with UNAVAILABLE. */
   readRetries?: number;
+  /** The process's tracing, when on: one client span per call, its context sent as `traceparent`. */
+  tracing?: Tracing;
 }
 
 // Reads are safe to retry; the method name says which calls are reads.
@@ -67,6 +71,7 @@ export function createClient<D extends ServiceDef>(
   });
   const defaultTimeout = config.timeoutMs ?? 5000;
   const retries = config.readRetries ?? 2;
+  const { tracing } = config;
 
   /** The call's one deadline: the client's timeout, bounded by the caller's own deadline. */
   const deadlineFor = (ctx: CallContext, opts?: CallOpts) => {
@@ -74,16 +79,18 @@ export function createClient<D extends ServiceDef>(
     return new Date(ctx.deadlineMs ? Math.min(own, ctx.deadlineMs) : own);
   };
 
-  const once = (name: string, req: unknown, ctx: CallContext, deadline: Date) =>
+  const once = (name: string, req: unknown, ctx: CallContext, deadline: Date, span: Span | undefined) =>
     new Promise<unknown>((resolve, reject) => {
       const def = definition[name] as D[string];
       const callOptions: CallOptions = { deadline };
+      const metadata = contextToMetadata(ctx);
+      if (span) injectTrace(metadata, span);
       client.makeUnaryRequest(
         def.path,
         def.requestSerialize,
         def.responseDeserialize,
         req,
-        contextToMetadata(ctx),
+        metadata,
         callOptions,
         (err: ServiceError | null, res?: unknown) => (err ? reject(err) : resolve(res)),
       );
@@ -93,10 +100,13 @@ export function createClient<D extends ServiceDef>(
   const call = async (name: string, req: unknown, ctx: CallContext, opts?: CallOpts) => {
     const deadline = deadlineFor(ctx, opts);
     const attempts = IDEMPOTENT_READ.test(name) ? retries + 1 : 1;
+    const span = tracing ? startClientSpan(tracing, (definition[name] as D[string]).path, ctx.trace) : undefined;
     let last: ServiceError | undefined;
     for (let i = 0; i < attempts; i++) {
       try {
-        return await once(name, req, ctx, deadline);
+        const res = await once(name, req, ctx, deadline, span);
+        if (span) endRpcSpan(span, "client", status.OK);
+        return res;
       } catch (err) {
         last = err as ServiceError;
         const pauseMs = 50 * 2 ** i;
@@ -104,6 +114,7 @@ export function createClient<D extends ServiceDef>(
         await new Promise((r) => setTimeout(r, pauseMs));
       }
     }
+    if (span) endRpcSpan(span, "client", last?.code ?? status.UNKNOWN);
     throw fromGrpcError(last as ServiceError, config.target) satisfies AppError;
   };
 

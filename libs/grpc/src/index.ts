@@ -6,6 +6,7 @@ export * from "./metadata.js";
 export * from "./server.js";
 export * from "./status.js";
 export { replicaCount } from "./target.js";
+export { traceItem, traceItemCall } from "./tracing.js";
 export * from "./types.js";
 export * from "./watch-stream.js";
 export * from "./watched-cache.js";

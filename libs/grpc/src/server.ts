@@ -8,14 +8,17 @@ import {
   type ServerDuplexStream,
   type ServerUnaryCall,
   type ServerWritableStream,
+  status,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { ReflectionService } from "@grpc/reflection";
 import { type CallContext, type Logger, toAppError, withTimeout } from "@tocsin/core";
 import { loadPackageDefinition } from "@tocsin/proto";
+import type { Tracing } from "@tocsin/telemetry";
 import { HealthImplementation } from "grpc-health-check";
 import { metadataToContext } from "./metadata.js";
 import { toGrpcError } from "./status.js";
+import { endRpcSpan, startServerSpan } from "./tracing.js";
 import type { ReqOf, ResOf, ServiceDef } from "./types.js";
 
 /** What a handler learns about its call, beyond the request message. */
@@ -63,6 +66,8 @@ export interface GrpcServerOptions {
   protoFiles: string[];
   /** Fully-qualified service names, for per-service health status. */
   serviceNames: string[];
+  /** The process's tracing, when on: one server span per unary call (health and streams have none). */
+  tracing?: Tracing;
 }
 
 export interface GrpcServer {
@@ -106,13 +111,42 @@ function wrapUnary(
   logger: Logger,
   method: string,
   fn: (req: unknown, ctx: ServerCallContext) => Promise<unknown>,
+  tracing: Tracing | undefined,
 ): handleUnaryCall<unknown, unknown> {
+  if (tracing) return wrapTracedUnary(logger, method, fn, tracing);
   return (call, callback) => {
     const ctx = contextOf(call, logger, method);
     fn(call.request, ctx).then(
       (res) => callback(null, res),
       (err: unknown) => callback(toGrpcError(logFailure(ctx, err))),
     );
+  };
+}
+
+/** wrapUnary with a server span: the handler, and everything it awaits, runs in that span. */
+function wrapTracedUnary(
+  logger: Logger,
+  method: string,
+  fn: (req: unknown, ctx: ServerCallContext) => Promise<unknown>,
+  tracing: Tracing,
+): handleUnaryCall<unknown, unknown> {
+  return (call, callback) => {
+    const ctx = contextOf(call, logger, method);
+    const span = startServerSpan(tracing, method, call.metadata);
+    ctx.trace = span.parent;
+    tracing
+      .run(span, () => fn(call.request, ctx))
+      .then(
+        (res) => {
+          endRpcSpan(span, "server", status.OK);
+          callback(null, res);
+        },
+        (err: unknown) => {
+          const grpcError = toGrpcError(logFailure(ctx, err));
+          endRpcSpan(span, "server", grpcError.code);
+          callback(grpcError);
+        },
+      );
   };
 }
 
@@ -208,7 +242,7 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
             ? wrapBidi(logger, def.path, draining, fn as Parameters<typeof wrapBidi>[3])
             : def.responseStream
               ? wrapStream(logger, def.path, fn as Parameters<typeof wrapStream>[2])
-              : wrapUnary(logger, def.path, fn as Parameters<typeof wrapUnary>[2]);
+              : wrapUnary(logger, def.path, fn as Parameters<typeof wrapUnary>[2], options.tracing);
       }
       server.addService(definition, impl);
     },

@@ -1,12 +1,13 @@
 import { actingFor, internalContext } from "@tocsin/core";
 import { createClient, type PromiseClient } from "@tocsin/grpc";
 import { authV1 } from "@tocsin/proto";
+import type { Tracing } from "@tocsin/telemetry";
 import type { Directory, GroupInfo, Plan, ProjectInfo } from "../domain/ports.js";
 
 export type AuthClient = PromiseClient<typeof authV1.AuthServiceService>;
 
-export function createAuthClient(address: string): AuthClient {
-  return createClient(authV1.AuthServiceService, { target: "auth", address });
+export function createAuthClient(address: string, tracing?: Tracing): AuthClient {
+  return createClient(authV1.AuthServiceService, { target: "auth", address, ...(tracing ? { tracing } : {}) });
 }
 
 function planOf(plan: authV1.Plan): Plan {

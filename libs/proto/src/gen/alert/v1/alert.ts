@@ -285,7 +285,15 @@ export interface IngestAlertsItem {
   userId: number;
   /** How long the caller still waits for this item, in ms from when the server reads it; 0 = no limit. */
   timeoutMs: number;
-  alert: IngestAlertRequest | undefined;
+  alert:
+    | IngestAlertRequest
+    | undefined;
+  /**
+   * W3C trace context of the item's client span (what `traceparent`/`tracestate` metadata carry
+   * for IngestAlert); absent when the client does not trace.
+   */
+  traceparent?: string | undefined;
+  tracestate?: string | undefined;
 }
 
 export interface IngestAlertsResponse {
@@ -4220,7 +4228,15 @@ export const IngestAlertsRequest: MessageFns<IngestAlertsRequest> = {
 };
 
 function createBaseIngestAlertsItem(): IngestAlertsItem {
-  return { seq: 0, requestId: "", userId: 0, timeoutMs: 0, alert: undefined };
+  return {
+    seq: 0,
+    requestId: "",
+    userId: 0,
+    timeoutMs: 0,
+    alert: undefined,
+    traceparent: undefined,
+    tracestate: undefined,
+  };
 }
 
 export const IngestAlertsItem: MessageFns<IngestAlertsItem> = {
@@ -4239,6 +4255,12 @@ export const IngestAlertsItem: MessageFns<IngestAlertsItem> = {
     }
     if (message.alert !== undefined) {
       IngestAlertRequest.encode(message.alert, writer.uint32(42).fork()).join();
+    }
+    if (message.traceparent !== undefined) {
+      writer.uint32(50).string(message.traceparent);
+    }
+    if (message.tracestate !== undefined) {
+      writer.uint32(58).string(message.tracestate);
     }
     return writer;
   },
@@ -4296,6 +4318,22 @@ export const IngestAlertsItem: MessageFns<IngestAlertsItem> = {
             message.alert = IngestAlertRequest.decode(reader, reader.uint32());
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.traceparent = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.tracestate = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4327,6 +4365,8 @@ export const IngestAlertsItem: MessageFns<IngestAlertsItem> = {
         ? globalThis.Number(object.timeout_ms)
         : 0,
       alert: isSet(object.alert) ? IngestAlertRequest.fromJSON(object.alert) : undefined,
+      traceparent: isSet(object.traceparent) ? globalThis.String(object.traceparent) : undefined,
+      tracestate: isSet(object.tracestate) ? globalThis.String(object.tracestate) : undefined,
     };
   },
 
@@ -4347,6 +4387,12 @@ export const IngestAlertsItem: MessageFns<IngestAlertsItem> = {
     if (message.alert !== undefined) {
       obj.alert = IngestAlertRequest.toJSON(message.alert);
     }
+    if (message.traceparent !== undefined) {
+      obj.traceparent = message.traceparent;
+    }
+    if (message.tracestate !== undefined) {
+      obj.tracestate = message.tracestate;
+    }
     return obj;
   },
 
@@ -4362,6 +4408,8 @@ export const IngestAlertsItem: MessageFns<IngestAlertsItem> = {
     message.alert = (object.alert !== undefined && object.alert !== null)
       ? IngestAlertRequest.fromPartial(object.alert)
       : undefined;
+    message.traceparent = object.traceparent ?? undefined;
+    message.tracestate = object.tracestate ?? undefined;
     return message;
   },
 };

@@ -1,0 +1,323 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tracingLoaded } from "@tocsin/telemetry";
+import { until } from "@tocsin/testing";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { api } from "./api.js";
+import { type RunningSystem, startSystem } from "./harness.js";
+import { type SeededProject, type SeededUser, seedGroup, seedProject, seedUser } from "./seed.js";
+import { rawPost } from "./webhook-client.js";
+
+/**
+ * Traces (issue 11): with OTEL_EXPORTER_OTLP_ENDPOINT set every process exports its spans over
+ * OTLP/HTTP (JSON) to a real receiver started here, and one trace follows an alert from the
+ * webhook to its processing and e-mail recipients, and a REST call through its gRPC calls. With
+ * the variable unset the SDK is never loaded and nothing is exported.
+ */
+
+interface ReceivedSpan {
+  service: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  name: string;
+  kind: number;
+  attributes: Record<string, unknown>;
+  statusCode: number;
+}
+
+// OTLP span kinds.
+const SERVER = 2;
+const CLIENT = 3;
+const PRODUCER = 4;
+const CONSUMER = 5;
+
+interface OtlpValue {
+  stringValue?: string;
+  intValue?: string | number;
+  boolValue?: boolean;
+  doubleValue?: number;
+}
+interface OtlpAttribute {
+  key: string;
+  value: OtlpValue;
+}
+interface OtlpExport {
+  resourceSpans?: Array<{
+    resource?: { attributes?: OtlpAttribute[] };
+    scopeSpans?: Array<{
+      spans?: Array<{
+        traceId: string;
+        spanId: string;
+        parentSpanId?: string;
+        name: string;
+        kind: number;
+        attributes?: OtlpAttribute[];
+        status?: { code?: number };
+      }>;
+    }>;
+  }>;
+}
+
+function otlpValue(v: OtlpValue): unknown {
+  if (v.stringValue !== undefined) return v.stringValue;
+  if (v.intValue !== undefined) return Number(v.intValue);
+  if (v.boolValue !== undefined) return v.boolValue;
+  return v.doubleValue;
+}
+
+const attributesOf = (list: OtlpAttribute[] = []) => Object.fromEntries(list.map((a) => [a.key, otlpValue(a.value)]));
+
+/** A minimal OTLP/HTTP receiver: POST /v1/traces with a JSON ExportTraceServiceRequest. */
+interface Receiver {
+  url: string;
+  spans: ReceivedSpan[];
+  /** Raw bodies as received, to check that no secret was exported. */
+  bodies: string[];
+  close(): Promise<void>;
+}
+
+async function startReceiver(): Promise<Receiver> {
+  const spans: ReceivedSpan[] = [];
+  const bodies: string[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      if (req.method !== "POST" || req.url !== "/v1/traces" || !String(req.headers["content-type"]).includes("json")) {
+        res.writeHead(404).end();
+        return;
+      }
+      const body = Buffer.concat(chunks).toString("utf8");
+      bodies.push(body);
+      const request = JSON.parse(body) as OtlpExport;
+      for (const rs of request.resourceSpans ?? []) {
+        const service = String(attributesOf(rs.resource?.attributes)["service.name"]);
+        for (const ss of rs.scopeSpans ?? []) {
+          for (const s of ss.spans ?? []) {
+            spans.push({
+              service,
+              traceId: s.traceId,
+              spanId: s.spanId,
+              parentSpanId: s.parentSpanId ?? "",
+              name: s.name,
+              kind: s.kind,
+              attributes: attributesOf(s.attributes),
+              statusCode: s.status?.code ?? 0,
+            });
+          }
+        }
+      }
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    spans,
+    bodies,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+const pathOf = (url: string) => new URL(url).pathname;
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+interface Seeded {
+  owner: SeededUser;
+  project: SeededProject;
+  integration: { url: string; token: string };
+}
+
+async function seed(sys: RunningSystem): Promise<Seeded> {
+  const owner = await seedUser(sys.url, sys.adminToken, { username: "tracer" });
+  const group = await seedGroup(sys.url, sys.adminToken, { path: "traced", plan: "premium" });
+  await api(sys.url, sys.adminToken).post(`/api/v4/groups/${group.id}/members`, { user_id: owner.user.id, access_level: 50 });
+  const project = await seedProject(sys.url, owner.token, { path: "shop", namespaceId: group.id });
+  const res = await api(sys.url, owner.token).post(`/api/v4/projects/${project.id}/alert_management/http_integrations`, {
+    name: "Traced",
+    active: true,
+  });
+  if (res.status !== 201) throw new Error(`create integration: ${res.status} ${res.text}`);
+  // Alert e-mails on, so that processing enqueues a mail job that asks settings-service for recipients.
+  const mail = await api(sys.url, owner.token).put(`/api/v4/projects/${project.id}/alert_management/settings`, {
+    send_email: true,
+  });
+  if (mail.status !== 200) throw new Error(`alert settings: ${mail.status} ${mail.text}`);
+  return { owner, project, integration: res.body as { url: string; token: string } };
+}
+
+/** Posts one alert and waits until the REST API lists it (processing has finished). */
+async function postAlert(sys: RunningSystem, seeded: Seeded, title: string): Promise<void> {
+  const res = await rawPost(sys.url, pathOf(seeded.integration.url), JSON.stringify({ title }), bearer(seeded.integration.token));
+  expect(res.status, JSON.stringify(res.body)).toBe(202);
+  await until(async () => {
+    const list = await api(sys.url, seeded.owner.token).get(`/api/v4/projects/${seeded.project.id}/alert_management/alerts`);
+    return list.status === 200 && (list.body as Array<{ title: string }>).some((a) => a.title === title);
+  });
+}
+
+describe("tracing off (OTEL_EXPORTER_OTLP_ENDPOINT unset)", () => {
+  let receiver: Receiver;
+  let sys: RunningSystem;
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    sys = await startSystem({ env: { OTEL_BSP_SCHEDULE_DELAY: "10" } });
+  });
+  afterAll(async () => {
+    await sys?.stop();
+    await receiver?.close();
+  });
+
+  it("never loads the OpenTelemetry SDK and exports nothing", async () => {
+    const seeded = await seed(sys);
+    await postAlert(sys, seeded, "untraced alert");
+    expect(tracingLoaded()).toBe(false);
+    expect(receiver.bodies).toEqual([]);
+  });
+});
+
+const mongoUrl = inject("mongoUrl");
+const redisUrl = inject("redisUrl");
+const backends: Array<[string, Record<string, string>]> = [["embedded store, in-process queue", {}]];
+if (mongoUrl && redisUrl) backends.push(["MongoDB, BullMQ", { MONGO_URL: mongoUrl, REDIS_URL: redisUrl }]);
+else console.warn("[tracing] MongoDB or Redis unavailable: the MongoDB + BullMQ variant is SKIPPED");
+
+describe.each(backends)("tracing on, exported to an OTLP/HTTP receiver (%s)", (_name, env) => {
+  let receiver: Receiver;
+  let sys: RunningSystem;
+  let seeded: Seeded;
+
+  const byId = (id: string) => receiver.spans.find((s) => s.spanId === id);
+  /** The one span matching `where` whose parent is `parent` (fails the test otherwise). */
+  const childOf = (parent: ReceivedSpan, where: Partial<Pick<ReceivedSpan, "name" | "kind" | "service">>) => {
+    const found = receiver.spans.filter(
+      (s) =>
+        s.parentSpanId === parent.spanId &&
+        (where.name === undefined || s.name === where.name) &&
+        (where.kind === undefined || s.kind === where.kind) &&
+        (where.service === undefined || s.service === where.service),
+    );
+    expect(found, `${JSON.stringify(where)} under ${parent.name}`).toHaveLength(1);
+    const span = found[0] as ReceivedSpan;
+    expect(span.traceId).toBe(parent.traceId);
+    return span;
+  };
+  const waitForChild = (parent: () => ReceivedSpan | undefined, name: string) =>
+    until(() => {
+      const p = parent();
+      return p && receiver.spans.find((s) => s.parentSpanId === p.spanId && s.name === name);
+    });
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    sys = await startSystem({ env: { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: "10" } });
+    seeded = await seed(sys);
+  });
+  afterAll(async () => {
+    await sys?.stop();
+    await receiver?.close();
+  });
+
+  it("loads the SDK only now", () => {
+    expect(tracingLoaded()).toBe(true);
+  });
+
+  it("follows an alert: webhook → gRPC hop → enqueue → processing → e-mail recipients, one trace", async () => {
+    const path = pathOf(seeded.integration.url);
+    await postAlert(sys, seeded, "traced alert");
+    const webhook = () =>
+      receiver.spans.find((s) => s.service === "gateway" && s.kind === SERVER && s.attributes["url.path"] === path);
+    // The spans of the alert's processing and of its e-mail job arrive as each process exports
+    // them: wait until the recipients call's ancestry reaches a root (a span without a parent).
+    const ancestry = (from: ReceivedSpan) => {
+      const chain: ReceivedSpan[] = [];
+      for (let s: ReceivedSpan | undefined = from; s; s = s.parentSpanId ? byId(s.parentSpanId) : undefined) chain.push(s);
+      return chain;
+    };
+    const resolveRecipients = await until(() => {
+      const span = receiver.spans.find(
+        (s) => s.service === "settings-service" && s.name === "settings.v1.SettingsService/ResolveAlertRecipients",
+      );
+      return span && ancestry(span).at(-1)?.parentSpanId === "" && span;
+    });
+    const gatewaySpan = webhook();
+    expect(gatewaySpan).toBeDefined();
+    const root = gatewaySpan as ReceivedSpan;
+    expect(ancestry(resolveRecipients).at(-1)).toBe(root);
+    expect(root.parentSpanId).toBe("");
+    expect(root.attributes).toMatchObject({ "http.request.method": "POST", "http.response.status_code": 202 });
+    expect(root.name).toBe("POST /:full_path/alerts/notify/:name/:endpoint_identifier");
+    expect(root.attributes["http.route"]).toBe("/:full_path/alerts/notify/:name/:endpoint_identifier");
+
+    // The webhook's call is an item of the micro-batched IngestAlerts stream, traced as a call of its own.
+    const ingest = "alert.v1.AlertService/IngestAlerts";
+    const client = childOf(root, { name: ingest, kind: CLIENT, service: "gateway" });
+    expect(client.attributes).toMatchObject({
+      "rpc.system": "grpc",
+      "rpc.service": "alert.v1.AlertService",
+      "rpc.method": "IngestAlerts",
+      "rpc.grpc.status_code": 0,
+    });
+    const server = childOf(client, { name: ingest, kind: SERVER, service: "alert-service" });
+    expect(server.attributes).toMatchObject({ "rpc.system": "grpc", "rpc.grpc.status_code": 0 });
+    const enqueue = childOf(server, { name: "send alerts", kind: PRODUCER, service: "alert-service" });
+    expect(enqueue.attributes).toMatchObject({ "messaging.operation.type": "send", "tocsin.job.name": "process-alert" });
+    expect(enqueue.attributes["messaging.system"]).toBe(env.REDIS_URL ? "bullmq" : "local");
+    const processing = await waitForChild(() => enqueue, "process alerts");
+    expect(processing).toMatchObject({ kind: CONSUMER, service: "alert-service", traceId: root.traceId });
+    expect(processing.attributes).toMatchObject({ "messaging.operation.type": "process", "tocsin.job.name": "process-alert" });
+
+    // Processing's own work joins the trace: the e-mail job it enqueues, that job's run and its
+    // gRPC call to settings-service (whose server span is in settings-service's resource).
+    expect(resolveRecipients.traceId).toBe(root.traceId);
+    expect(ancestry(resolveRecipients).map((s) => `${s.service} ${s.name}`)).toEqual([
+      "settings-service settings.v1.SettingsService/ResolveAlertRecipients",
+      "alert-service settings.v1.SettingsService/ResolveAlertRecipients",
+      "alert-service process mail",
+      "alert-service send mail",
+      "alert-service process alerts",
+      "alert-service send alerts",
+      `alert-service ${ingest}`,
+      `gateway ${ingest}`,
+      `gateway ${root.name}`,
+    ]);
+  });
+
+  it("follows a REST call through its gRPC calls, and exports no secret", async () => {
+    const route = "/api/v4/projects/:id/notification_settings";
+    const res = await api(sys.url, seeded.owner.token).put(`/api/v4/projects/${seeded.project.id}/notification_settings`, {
+      level: "watch",
+    });
+    expect(res.status, res.text).toBe(200);
+    const root = await until(() =>
+      receiver.spans.find((s) => s.service === "gateway" && s.kind === SERVER && s.attributes["http.route"] === route),
+    );
+    expect(root).toMatchObject({ name: `PUT ${route}`, parentSpanId: "" });
+    expect(root.attributes).toMatchObject({ "http.request.method": "PUT", "http.response.status_code": 200 });
+    const update = "settings.v1.SettingsService/UpdateSourceSetting";
+    const client = await waitForChild(() => root, update);
+    expect(client).toMatchObject({ kind: CLIENT, service: "gateway" });
+    const server = await waitForChild(() => client, update);
+    expect(server).toMatchObject({ kind: SERVER, service: "settings-service", traceId: root.traceId });
+    // settings-service asks auth-service about the project: its client span, then auth's server span.
+    const authClient = await until(() =>
+      receiver.spans.find(
+        (s) => s.parentSpanId === server.spanId && s.kind === CLIENT && s.name.startsWith("auth.v1.AuthService/"),
+      ),
+    );
+    const authServer = await waitForChild(() => authClient, authClient.name);
+    expect(authServer).toMatchObject({ kind: SERVER, service: "auth-service", traceId: root.traceId });
+
+    // Each process exports under its own service.name (the default: its process name).
+    expect(new Set(receiver.spans.map((s) => s.service))).toEqual(
+      new Set(["gateway", "auth-service", "alert-service", "settings-service"]),
+    );
+    // Names, ids and codes only: no key, token or payload left the processes.
+    const exported = receiver.bodies.join("\n");
+    for (const secret of [seeded.integration.token, seeded.owner.token, sys.adminToken, "traced alert"]) {
+      expect(exported).not.toContain(secret);
+    }
+  });
+});
