@@ -200,5 +200,67 @@ for (const [store, queue, available] of combos) {
       expect(alert).toMatchObject({ events: 2, status: "resolved" });
       expect(alert.activity.filter((e) => e.note.includes("Resolved"))).toHaveLength(1);
     });
+
+    it("a batch: a job failing in the middle leaves the ones before it applied once and the rest to a re-run, which applies nothing twice", async () => {
+      const p = h.world.project("free");
+      const i = h.world.integration(p);
+      const requestId = `batch-${Date.now()}`;
+      const job = (index: number, fingerprint: string) => ({
+        jobId: index ? `${requestId}#${index}` : requestId,
+        requestId,
+        projectId: p,
+        integrationId: i.id,
+        alert: {
+          title: `alert ${fingerprint}`,
+          hosts: [],
+          severity: "critical" as const,
+          startedAt: new Date().toISOString(),
+          source: "s",
+          payload: {},
+          fingerprint: sha1Hex(fingerprint),
+        },
+      });
+      const jobs = ["a", "b", "b", "c", "d", "d"].map((f, n) => job(n, f));
+      const logger = silentLogger();
+      const { alerts } = h.runtime.stores;
+      const create = alerts.create.bind(alerts);
+      alerts.create = async (input) => {
+        if (input.alert.fingerprint === sha1Hex("c")) throw new Error("disk on fire");
+        return create(input);
+      };
+      try {
+        const first = await m.jobs.processAlerts(jobs, logger);
+        expect(first.outcomes.map((o) => [o.iid, o.action, o.events])).toEqual([
+          [1, "created", 1],
+          [2, "created", 1],
+          [2, "incremented", 2],
+        ]);
+        expect((first.error as Error).message).toBe("disk on fire");
+      } finally {
+        alerts.create = create;
+      }
+      expect((await m.listAlerts({ projectIdOrPath: String(p) }, ctx())).total).toBe(2);
+      // A crash after the batch's changes but before its records: the re-run finds each change.
+      for (const j of jobs.slice(0, 3)) await h.dropJobRecord(j.jobId);
+      const again = await m.jobs.processAlerts(jobs, logger);
+      expect(again.error).toBeUndefined();
+      // A found change answers with the alert as it is now (b has had its second event).
+      expect(again.outcomes.map((o) => [o.iid, o.action, o.events])).toEqual([
+        [1, "created", 1],
+        [2, "created", 2],
+        [2, "incremented", 2],
+        [3, "created", 1],
+        [4, "created", 1],
+        [4, "incremented", 2],
+      ]);
+      const listed = await m.listAlerts({ projectIdOrPath: String(p), orderBy: "iid", sort: "asc" }, ctx());
+      expect(listed.alerts.map((a) => [a.iid, a.events])).toEqual([
+        [1, 1],
+        [2, 2],
+        [3, 1],
+        [4, 2],
+      ]);
+      expect((await m.jobs.processAlerts(jobs, logger)).outcomes).toEqual(again.outcomes);
+    });
   });
 }

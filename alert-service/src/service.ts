@@ -23,7 +23,7 @@ import { integrationHandlers } from "./handlers/integrations.js";
 import { createFlexibleLimiter } from "./limits/flexible-limiter.js";
 import { createMailRuntime } from "./mail-runtime.js";
 import { BullmqJobQueue } from "./queue/bullmq-queue.js";
-import { createAlertJobs, createJobRunner, createTimerRunner } from "./queue/jobs.js";
+import { createAlertJobs, createJobWorker, createTimerRunner } from "./queue/jobs.js";
 import { LocalJobQueue } from "./queue/local-queue.js";
 import type { JobQueue } from "./queue/queue.js";
 import { tracedQueue } from "./queue/traced-queue.js";
@@ -259,8 +259,8 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
     useCases,
     stores,
     async start() {
-      const runner = createJobRunner(useCases.jobs, opts.logger.child({ component: "alert-worker" }));
-      await queue.start(runner);
+      const worker = createJobWorker(useCases.jobs, opts.logger.child({ component: "alert-worker" }));
+      await queue.start(worker);
       await timers.start(createTimerRunner(queue));
       housekeeping = setInterval(purge, 10 * 60_000);
       housekeeping.unref();

@@ -3,6 +3,8 @@ import { type Job, Queue, UnrecoverableError, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { laneQueueName, QUEUE_PREFIX } from "./jobs.js";
 import {
+  asBatchWorker,
+  type BatchWorker,
   backoffMs,
   DEFAULT_LANES,
   type JobQueue,
@@ -135,11 +137,13 @@ export class BullmqJobQueue implements JobQueue {
     }
   }
 
-  async start(run: JobRunner): Promise<void> {
+  /** A BatchWorker gets batches of one job here (BullMQ's Worker takes one job at a time). */
+  async start(run: JobRunner | BatchWorker): Promise<void> {
+    const batches = asBatchWorker(run);
     this.workerConnection = new Redis(this.opts.redisUrl, { maxRetriesPerRequest: null });
     this.workerConnection.on("error", (err) => this.opts.logger.debug({ err }, "redis worker connection error"));
     this.workers = this.queues.map((q) => {
-      const worker = new Worker(q.name, (job: Job) => this.process(job, run), {
+      const worker = new Worker(q.name, (job: Job) => this.process(job, batches), {
         connection: this.workerConnection as Redis,
         prefix: this.prefix,
         concurrency: 1,
@@ -189,17 +193,18 @@ export class BullmqJobQueue implements JobQueue {
     if (!this.closing) worker.run().catch((err) => this.opts.logger.warn({ err, queue: queue.name }, "worker stopped"));
   }
 
-  private async process(job: Job, run: JobRunner): Promise<unknown> {
+  private async process(job: Job, worker: BatchWorker): Promise<unknown> {
     for (let attempt = job.attemptsMade + 1; ; attempt++) {
-      try {
-        return await run({ id: job.id ?? "", name: job.name, data: job.data, attempt });
-      } catch (err) {
-        if (err instanceof UnrecoverableJobError) throw new UnrecoverableError(err.message);
-        if (!this.ordered || attempt >= this.retry.maxAttempts) throw err;
-        // The job stays active (its lock renewed by the worker) while it waits: the lane's next
-        // job may not overtake it, in this process or another.
-        await sleep(this.retry.backoff(attempt));
-      }
+      const [outcome] = await worker
+        .batch([{ id: job.id ?? "", name: job.name, data: job.data, attempt }])
+        .catch((error: unknown) => [{ ok: false as const, error }]);
+      if (outcome?.ok) return outcome.result;
+      const err = outcome ? outcome.error : new Error("the batch runner ran no job");
+      if (err instanceof UnrecoverableJobError) throw new UnrecoverableError(err.message);
+      if (!this.ordered || attempt >= this.retry.maxAttempts) throw err;
+      // The job stays active (its lock renewed by the worker) while it waits: the lane's next
+      // job may not overtake it, in this process or another.
+      await sleep(this.retry.backoff(attempt));
     }
   }
 

@@ -1,15 +1,20 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type JobQueue, type RunningJob, UnrecoverableJobError } from "./queue.js";
+import { type JobOutcome, type JobQueue, type RunningJob, UnrecoverableJobError } from "./queue.js";
 
 export interface QueueFixture {
   /** A new queue instance over the same storage (a restart when called again). */
   open(): Promise<JobQueue>;
   cleanup(): Promise<void>;
+  /** The backend hands a BatchWorker several due jobs at once (else batches of one). */
+  batches: boolean;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let seq = 0;
 const uid = (label: string) => `${label}-${process.pid}-${Date.now()}-${++seq}`;
+const numbered = (lane: number, count: number) =>
+  Array.from({ length: count }, (_, n) => ({ id: uid(`lane${lane}-${n}`), name: "n", lane, data: { n } }));
+const nOf = (job: RunningJob) => (job.data as { n: number }).n;
 
 /** One behavioural suite for every JobQueue backend. */
 export function describeJobQueueContract(name: string, makeFixture: () => Promise<QueueFixture>) {
@@ -162,6 +167,59 @@ export function describeJobQueueContract(name: string, makeFixture: () => Promis
       expect(ran).toEqual(ids);
       expect(await second.healthy()).toBe(true);
       expect((await second.counts()).pending).toBe(0);
+    });
+
+    it("hands a batch worker a lane's due jobs in order, at most maxJobs at a time", async () => {
+      const q = await setup();
+      const jobs = numbered(2, 23);
+      // Stored before the workers start, so that every job is due at once.
+      await q.addBulk(jobs);
+      const batches: number[][] = [];
+      await q.start({
+        maxJobs: 5,
+        batch: async (run) => {
+          batches.push(run.map(nOf));
+          await sleep(Math.random() * 3);
+          return run.map((job) => ({ ok: true, result: { doubled: nOf(job) * 2 } }));
+        },
+      });
+      for (const job of jobs)
+        expect(await q.waitFor(job.id, 2, 10_000)).toEqual({ state: "completed", result: { doubled: job.data.n * 2 } });
+      expect(batches.flat()).toEqual(jobs.map((j) => j.data.n));
+      const largest = Math.max(...batches.map((b) => b.length));
+      expect(largest).toBeLessThanOrEqual(5);
+      if ((fixture as QueueFixture).batches) expect(largest).toBe(5);
+      expect((await q.counts()).pending).toBe(0);
+    });
+
+    it("a failure in the middle of a batch: the jobs before it end once, it retries holding the lane, the ones after wait", async () => {
+      const q = await setup();
+      const jobs = numbered(3, 10);
+      await q.addBulk(jobs);
+      const runs: string[] = [];
+      await q.start({
+        maxJobs: 10,
+        batch: async (run) => {
+          const outcomes: JobOutcome[] = [];
+          for (const job of run) {
+            const n = nOf(job);
+            runs.push(`${n}/${job.attempt}`);
+            if (n === 4 && job.attempt === 1) return [...outcomes, { ok: false, error: new Error("transient") }];
+            if (n === 7) return [...outcomes, { ok: false, error: new UnrecoverableJobError("invalid input") }];
+            outcomes.push({ ok: true, result: { n } });
+          }
+          return outcomes;
+        },
+      });
+      for (const job of jobs)
+        expect(await q.waitFor(job.id, 3, 10_000)).toEqual(
+          job.data.n === 7 ? { state: "failed", error: "invalid input" } : { state: "completed", result: { n: job.data.n } },
+        );
+      // 4 failed once and held the lane: nothing after it ran before its retry; the unrecoverable
+      // 7 ran once and did not hold the lane.
+      expect(runs).toEqual(["0/1", "1/1", "2/1", "3/1", "4/1", "4/2", "5/1", "6/1", "7/1", "8/1", "9/1"]);
+      await sleep(100);
+      expect(runs).toHaveLength(11);
     });
 
     it("answers waitFor with undefined when the job does not end in time", async () => {

@@ -1,6 +1,6 @@
 import { AppError, type Logger, unavailable, z } from "@tocsin/core";
 import { autoResolveJobId } from "../domain/alerts/auto-resolve.js";
-import { ALERT_STATUSES, SEVERITIES } from "../domain/alerts/model.js";
+import { ALERT_STATUSES, type AlertOutcome, SEVERITIES } from "../domain/alerts/model.js";
 import {
   type AlertJobs,
   type AutoResolveJob,
@@ -10,7 +10,15 @@ import {
   type StatusChangeJob,
   type StatusChangeResult,
 } from "../domain/alerts/ports.js";
-import { DEFAULT_LANES, type JobQueue, type JobRunner, UnrecoverableJobError } from "./queue.js";
+import {
+  type BatchWorker,
+  DEFAULT_LANES,
+  type JobOutcome,
+  type JobQueue,
+  type JobRunner,
+  type RunningJob,
+  UnrecoverableJobError,
+} from "./queue.js";
 
 /** Queue facts: names, job names, payload schemas, idempotency ids, lanes. */
 
@@ -115,9 +123,26 @@ export function createAlertJobs(queue: JobQueue, timers: JobQueue, lanes = DEFAU
     async enqueueIncident(job: IncidentJob) {
       await queue.add({ id: incidentJobId(job), name: JOB_NAMES.incident, lane: laneOf(job.laneKey, lanes), data: job });
     },
-    async enqueueAutoResolve(job: AutoResolveJob, delayMs: number) {
-      const id = autoResolveJobId(job);
-      await timers.add({ id, name: JOB_NAMES.autoResolve, lane: 0, data: job, delayMs });
+    async enqueueFollowUps({ incidents, autoResolves }) {
+      await Promise.all([
+        queue.addBulk(
+          incidents.map((job) => ({
+            id: incidentJobId(job),
+            name: JOB_NAMES.incident,
+            lane: laneOf(job.laneKey, lanes),
+            data: job,
+          })),
+        ),
+        timers.addBulk(
+          autoResolves.map(({ job, delayMs }) => ({
+            id: autoResolveJobId(job),
+            name: JOB_NAMES.autoResolve,
+            lane: 0,
+            data: job,
+            delayMs,
+          })),
+        ),
+      ]);
     },
     async changeStatus(job: StatusChangeJob, timeoutMs: number) {
       const id = `status-${job.requestId}`;
@@ -149,7 +174,8 @@ export function createAlertJobs(queue: JobQueue, timers: JobQueue, lanes = DEFAU
 }
 
 export interface JobHandlers {
-  processAlert(job: ProcessAlertJob, logger: Logger): Promise<unknown>;
+  /** Process-alert jobs of one lane, in order (see processAlertJobs). */
+  processAlerts(jobs: ProcessAlertJob[], logger: Logger): Promise<{ outcomes: AlertOutcome[]; error?: unknown }>;
   incident(job: IncidentJob, logger: Logger): Promise<void>;
   autoResolve(job: AutoResolveJob, logger: Logger): Promise<void>;
   setStatus(job: StatusChangeJob, logger: Logger): Promise<StatusChangeResult>;
@@ -167,35 +193,80 @@ export function createTimerRunner(queue: JobQueue, lanes = DEFAULT_LANES): JobRu
   };
 }
 
+/** How many due jobs of a lane one batch takes (one transaction for all of them on SQLite). */
+const JOB_BATCH = 128;
+
+const SCHEMAS: Record<string, z.ZodType> = {
+  [JOB_NAMES.processAlert]: processAlertSchema,
+  [JOB_NAMES.incident]: incidentSchema,
+  [JOB_NAMES.autoResolveApply]: autoResolveSchema,
+  [JOB_NAMES.setStatus]: statusChangeSchema,
+};
+
+type Parsed = { job: RunningJob; data: { requestId: string; log?: Record<string, string> } };
+
+function parse(job: RunningJob): Parsed | undefined {
+  const parsed = SCHEMAS[job.name]?.safeParse(job.data);
+  return parsed?.success ? { job, data: parsed.data as Parsed["data"] } : undefined;
+}
+
+/** A lane job other than process-alert; resolves to its result. */
+async function runOne(handlers: JobHandlers, { job, data }: Parsed, logger: Logger): Promise<unknown> {
+  if (job.name === JOB_NAMES.setStatus) return handlers.setStatus(data as StatusChangeJob, logger);
+  if (job.name === JOB_NAMES.autoResolveApply) await handlers.autoResolve(data as AutoResolveJob, logger);
+  else await handlers.incident(data as IncidentJob, logger);
+  return null;
+}
+
 /**
- * Validates job data and runs the handler with a child logger carrying the request id and job
- * id. Invalid data and INVALID_ARGUMENT errors are unrecoverable; everything else retries.
+ * The lane workers' side: validates job data and runs the handlers, consecutive process-alert
+ * jobs of a batch together. Invalid data and INVALID_ARGUMENT / NOT_FOUND errors are
+ * unrecoverable; everything else retries (logged with the request id and job id).
  */
-export function createJobRunner(handlers: JobHandlers, logger: Logger): JobRunner {
-  return async (job) => {
-    const schemas: Record<string, z.ZodType> = {
-      [JOB_NAMES.processAlert]: processAlertSchema,
-      [JOB_NAMES.incident]: incidentSchema,
-      [JOB_NAMES.autoResolveApply]: autoResolveSchema,
-      [JOB_NAMES.setStatus]: statusChangeSchema,
-    };
-    const schema = schemas[job.name];
-    const parsed = schema?.safeParse(job.data);
-    if (!parsed?.success) throw new UnrecoverableJobError(`invalid job ${job.name} ${job.id}`);
-    const data = parsed.data as { requestId: string; log?: Record<string, string> };
-    const log = logger.child({ ...data.log, requestId: data.requestId, jobId: job.id, job: job.name, attempt: job.attempt });
-    try {
-      if (job.name === JOB_NAMES.processAlert) return await handlers.processAlert(parsed.data as ProcessAlertJob, log);
-      if (job.name === JOB_NAMES.setStatus) return await handlers.setStatus(parsed.data as StatusChangeJob, log);
-      if (job.name === JOB_NAMES.autoResolveApply) await handlers.autoResolve(parsed.data as AutoResolveJob, log);
-      else await handlers.incident(parsed.data as IncidentJob, log);
-      return null;
-    } catch (err) {
-      if (AppError.is(err) && (err.code === "INVALID_ARGUMENT" || err.code === "NOT_FOUND")) {
-        throw new UnrecoverableJobError(err.message, { cause: err });
+export function createJobWorker(handlers: JobHandlers, logger: Logger, maxJobs = JOB_BATCH): BatchWorker {
+  const failure = ({ job, data }: Parsed, err: unknown): JobOutcome => {
+    if (AppError.is(err) && (err.code === "INVALID_ARGUMENT" || err.code === "NOT_FOUND"))
+      return { ok: false, error: new UnrecoverableJobError(err.message, { cause: err }) };
+    logger
+      .child({ ...data.log, requestId: data.requestId, jobId: job.id, job: job.name, attempt: job.attempt })
+      .warn({ err }, "job failed");
+    return { ok: false, error: err };
+  };
+  return {
+    maxJobs,
+    async batch(jobs) {
+      const outcomes: JobOutcome[] = [];
+      for (let i = 0; i < jobs.length; ) {
+        const job = jobs[i] as RunningJob;
+        const first = parse(job);
+        if (!first) return [...outcomes, { ok: false, error: new UnrecoverableJobError(`invalid job ${job.name} ${job.id}`) }];
+        if (job.name === JOB_NAMES.processAlert) {
+          const run = [first];
+          for (let next = jobs[i + run.length]; next?.name === JOB_NAMES.processAlert; next = jobs[i + run.length]) {
+            const parsed = parse(next);
+            if (!parsed) break;
+            run.push(parsed);
+          }
+          const { outcomes: done, error } = await handlers
+            .processAlerts(
+              run.map((p) => p.data as ProcessAlertJob),
+              logger,
+            )
+            .catch((err: unknown) => ({ outcomes: [], error: err }));
+          for (const result of done) outcomes.push({ ok: true, result });
+          const failed = run[done.length];
+          if (failed) return [...outcomes, failure(failed, error)];
+          i += run.length;
+          continue;
+        }
+        try {
+          outcomes.push({ ok: true, result: await runOne(handlers, first, logger) });
+        } catch (err) {
+          return [...outcomes, failure(first, err)];
+        }
+        i++;
       }
-      log.warn({ err }, "job failed");
-      throw err;
-    }
+      return outcomes;
+    },
   };
 }

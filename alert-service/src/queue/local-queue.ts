@@ -3,9 +3,12 @@ import { type Logger, unavailable } from "@tocsin/core";
 import { openSqlite, prepared } from "@tocsin/store";
 import type { Database as Db, Statement } from "better-sqlite3";
 import {
+  asBatchWorker,
   type Backoff,
+  type BatchWorker,
   backoffMs,
   DEFAULT_LANES,
+  type JobOutcome,
   type JobQueue,
   type JobResult,
   type JobRunner,
@@ -68,8 +71,9 @@ CREATE INDEX IF NOT EXISTS jobs_finished ON jobs (finished_at);
 
 /**
  * The durable in-process queue: a job is committed to SQLite (WAL, synchronous=FULL) before
- * `add` resolves, each lane runs its jobs strictly in order one at a time, and jobs not
- * finished when the process died run again on the next start. A failing job is retried with
+ * `add` resolves, each lane runs its jobs strictly in order one at a time (or, with a
+ * BatchWorker, its due jobs in order in batches of up to `maxJobs`, whose ends are recorded in one
+ * transaction), and jobs not finished when the process died run again on the next start. A failing job is retried with
  * backoff and holds its lane meanwhile, so order within a lane is never broken.
  */
 export class LocalJobQueue implements JobQueue {
@@ -88,6 +92,8 @@ export class LocalJobQueue implements JobQueue {
   /** One transaction for every job of a group commit (created once: `db.transaction` is not free). */
   private readonly insertAll: (items: Array<{ jobs: QueuedJob[] }>) => void;
   private readonly addSync: Statement;
+  /** The end of a batch, one transaction (see runBatch). */
+  private readonly record: (ended: Array<{ row: JobRow; result: JobResult }>, retry?: { row: JobRow; runAfter: number }) => void;
   private readonly bookkeepingSync: Statement;
 
   constructor(private readonly opts: LocalQueueOptions) {
@@ -110,6 +116,17 @@ export class LocalJobQueue implements JobQueue {
       for (const { jobs } of items)
         for (const job of jobs) insert.run(job.id, job.name, job.lane, JSON.stringify(job.data), now, now + (job.delayMs ?? 0));
     });
+    this.record = this.db.transaction(
+      (ended: Array<{ row: JobRow; result: JobResult }>, retry?: { row: JobRow; runAfter: number }) => {
+        for (const { row, result } of ended) this.finish(row, result);
+        if (retry)
+          prepared(this.db, "UPDATE jobs SET attempts = ?, run_after = ? WHERE seq = ?").run(
+            retry.row.attempts + 1,
+            retry.runAfter,
+            retry.row.seq,
+          );
+      },
+    );
     this.lanes = opts.lanes ?? DEFAULT_LANES;
     this.maxAttempts = opts.maxAttempts ?? MAX_ATTEMPTS;
     this.retainMs = opts.retainMs ?? 3_600_000;
@@ -153,24 +170,38 @@ export class LocalJobQueue implements JobQueue {
     }
   }
 
-  async start(run: JobRunner): Promise<void> {
+  async start(run: JobRunner | BatchWorker): Promise<void> {
     if (this.running) return;
     this.running = true;
-    this.loops = Array.from({ length: this.lanes }, (_, lane) => this.loop(lane, run));
+    const worker = asBatchWorker(run);
+    this.loops = Array.from({ length: this.lanes }, (_, lane) => this.loop(lane, worker));
     this.sweeper = setInterval(() => this.sweep(), 60_000);
     this.sweeper.unref();
   }
 
-  private next(lane: number): JobRow | undefined {
-    if (this.opts.ordered === false)
-      return prepared(
+  /**
+   * The lane's next due jobs, at most `max`. Ordered: the head of the lane and the jobs behind it
+   * up to the first that is not due (a retrying head holds the lane); `wait` is how long until the
+   * head is due. Unordered: whichever jobs are due, earliest first.
+   */
+  private next(lane: number, max: number): { jobs: JobRow[]; wait: number } {
+    const now = Date.now();
+    if (this.opts.ordered === false) {
+      const jobs = prepared(
         this.db,
-        "SELECT seq, id, name, data, attempts, run_after FROM jobs WHERE lane = ? AND status = 'pending' AND run_after <= ? ORDER BY run_after, seq LIMIT 1",
-      ).get(lane, Date.now()) as JobRow | undefined;
-    return prepared(
+        "SELECT seq, id, name, data, attempts, run_after FROM jobs WHERE lane = ? AND status = 'pending' AND run_after <= ? ORDER BY run_after, seq LIMIT ?",
+      ).all(lane, now, max) as JobRow[];
+      return { jobs, wait: jobs.length ? 0 : 1000 };
+    }
+    const rows = prepared(
       this.db,
-      "SELECT seq, id, name, data, attempts, run_after FROM jobs WHERE lane = ? AND status = 'pending' ORDER BY seq LIMIT 1",
-    ).get(lane) as JobRow | undefined;
+      "SELECT seq, id, name, data, attempts, run_after FROM jobs WHERE lane = ? AND status = 'pending' ORDER BY seq LIMIT ?",
+    ).all(lane, max) as JobRow[];
+    const head = rows[0];
+    if (!head) return { jobs: [], wait: 1000 };
+    if (head.run_after > now) return { jobs: [], wait: head.run_after - now };
+    const due = rows.findIndex((r) => r.run_after > now);
+    return { jobs: due < 0 ? rows : rows.slice(0, due), wait: 0 };
   }
 
   private sleep(lane: number, ms: number): Promise<void> {
@@ -184,53 +215,70 @@ export class LocalJobQueue implements JobQueue {
     });
   }
 
-  private async loop(lane: number, run: JobRunner): Promise<void> {
+  private async loop(lane: number, worker: BatchWorker): Promise<void> {
     while (this.running) {
-      const job = this.next(lane);
-      const wait = job ? job.run_after - Date.now() : 1000;
-      if (!job || wait > 0) {
+      const { jobs, wait } = this.next(lane, worker.maxJobs);
+      if (jobs.length === 0) {
         await this.sleep(lane, Math.max(1, Math.min(wait, 1000)));
         continue;
       }
-      // Let I/O (requests, answers) through between jobs: with the synchronous SQLite stores a
-      // job is a chain of microtasks that would otherwise hold the event loop for a whole lane.
+      // Let I/O (requests, answers) through between batches: with the synchronous SQLite stores a
+      // batch is a chain of microtasks that would otherwise hold the event loop for a whole lane.
       await new Promise<void>((resolve) => setImmediate(resolve));
-      await this.runOne(job, run);
+      await this.runBatch(jobs, worker);
     }
   }
 
-  private async runOne(job: JobRow, run: JobRunner): Promise<void> {
-    const attempt = job.attempts + 1;
-    prepared(this.db, "UPDATE jobs SET attempts = ? WHERE seq = ?").run(attempt, job.seq);
+  /**
+   * Runs a batch and records its end in one transaction: the jobs that completed, and the first
+   * failure (retried after a backoff, holding an ordered lane, or failed for good); the jobs
+   * after it were not run and stay as they are. Attempts are counted when a run ends, so a
+   * crash mid-batch re-runs the batch as the same attempts (jobs are idempotent).
+   */
+  private async runBatch(rows: JobRow[], worker: BatchWorker): Promise<void> {
+    const running = rows.map((r) => ({ id: r.id, name: r.name, data: JSON.parse(r.data), attempt: r.attempts + 1 }));
+    let outcomes: JobOutcome[];
     try {
-      const result = await run({ id: job.id, name: job.name, data: JSON.parse(job.data), attempt });
-      this.finish(job, { state: "completed", result: result ?? null });
-    } catch (err) {
-      const final = err instanceof UnrecoverableJobError || attempt >= this.maxAttempts;
-      if (!final) {
-        prepared(this.db, "UPDATE jobs SET run_after = ? WHERE seq = ?").run(
-          Date.now() + (this.opts.backoff ?? backoffMs)(attempt),
-          job.seq,
-        );
-        return;
+      outcomes = await worker.batch(running);
+    } catch (error) {
+      outcomes = [{ ok: false, error }];
+    }
+    const ended: Array<{ row: JobRow; result: JobResult }> = [];
+    let retry: { row: JobRow; runAfter: number } | undefined;
+    for (const [i, outcome] of outcomes.slice(0, rows.length).entries()) {
+      const row = rows[i] as JobRow;
+      const attempt = row.attempts + 1;
+      if (outcome.ok) {
+        ended.push({ row, result: { state: "completed", result: outcome.result ?? null } });
+        continue;
       }
-      this.opts.logger.error({ err, jobId: job.id, job: job.name, attempt }, "job failed for good");
-      this.finish(job, { state: "failed", error: err instanceof Error ? err.message : String(err) });
+      const err = outcome.error;
+      if (!(err instanceof UnrecoverableJobError) && attempt < this.maxAttempts) {
+        retry = { row, runAfter: Date.now() + (this.opts.backoff ?? backoffMs)(attempt) };
+        break;
+      }
+      this.opts.logger.error({ err, jobId: row.id, job: row.name, attempt }, "job failed for good");
+      ended.push({ row, result: { state: "failed", error: err instanceof Error ? err.message : String(err) } });
+      break;
+    }
+    this.record(ended, retry);
+    for (const { row, result } of ended) {
+      if (result.state === "completed") this.processed++;
+      else this.failed++;
+      this.events.emit(row.id, result);
     }
   }
 
   private finish(job: JobRow, result: JobResult): void {
     const completed = result.state === "completed";
-    prepared(this.db, "UPDATE jobs SET status = ?, result = ?, error = ?, finished_at = ? WHERE seq = ?").run(
+    prepared(this.db, "UPDATE jobs SET status = ?, attempts = ?, result = ?, error = ?, finished_at = ? WHERE seq = ?").run(
       result.state,
+      job.attempts + 1,
       completed ? JSON.stringify(result.result) : null,
       completed ? null : result.error,
       Date.now(),
       job.seq,
     );
-    if (completed) this.processed++;
-    else this.failed++;
-    this.events.emit(job.id, result);
   }
 
   private stored(id: string): JobResult | undefined {

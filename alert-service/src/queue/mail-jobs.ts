@@ -68,9 +68,13 @@ export function mailRetryPolicy(opts: MailRetryOptions): RetryPolicy {
 export function createMailJobs(queue: JobQueue, lanes = MAIL_LANES): MailJobs {
   const lane = (id: string) => laneOf(id, lanes);
   return {
-    async enqueueNotify(job) {
-      const id = notifyJobId(job);
-      await queue.add({ id, name: MAIL_JOB_NAMES.notify, lane: lane(id), data: job });
+    async enqueueNotifies(jobs) {
+      await queue.addBulk(
+        jobs.map((job) => {
+          const id = notifyJobId(job);
+          return { id, name: MAIL_JOB_NAMES.notify, lane: lane(id), data: job };
+        }),
+      );
     },
     async enqueueDigest(job, delayMs) {
       const id = digestJobId(job);

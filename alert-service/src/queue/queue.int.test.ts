@@ -15,6 +15,7 @@ describeJobQueueContract("local (SQLite)", async () => {
   return {
     open: async () => new LocalJobQueue({ file: join(dir, "alert-queue.db"), logger }),
     cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+    batches: true,
   };
 });
 
@@ -37,6 +38,7 @@ describe.skipIf(!redisUrl)("bullmq", () => {
     const prefix = `tocsin-test-${Math.random().toString(36).slice(2, 10)}`;
     return {
       open: async () => new BullmqJobQueue({ redisUrl, logger, prefix }),
+      batches: false,
       cleanup: async () => {
         const redis = new Redis(redisUrl);
         const keys = await redis.keys(`${prefix}:*`);

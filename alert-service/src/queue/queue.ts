@@ -21,6 +21,22 @@ export interface RunningJob {
 
 export type JobRunner = (job: RunningJob) => Promise<unknown>;
 
+/** How one job of a batch ended: its result, or the error it failed with. */
+export type JobOutcome = { ok: true; result: unknown } | { ok: false; error: unknown };
+
+/**
+ * Runs several due jobs of one lane, in order, and answers one outcome per job it ran: every job
+ * up to and including the first that failed (the jobs after a failure are not run, and wait for
+ * a later batch). Throwing counts as a failure of the first job.
+ */
+type BatchRunner = (jobs: RunningJob[]) => Promise<JobOutcome[]>;
+
+/** A worker that takes up to `maxJobs` due jobs of a lane at once (a backend may hand it fewer). */
+export interface BatchWorker {
+  batch: BatchRunner;
+  maxJobs: number;
+}
+
 export type JobResult = { state: "completed"; result: unknown } | { state: "failed"; error: string };
 
 interface QueueCounts {
@@ -40,8 +56,8 @@ export interface JobQueue {
    * stored; throws like `add` otherwise.
    */
   addBulk(jobs: QueuedJob[]): Promise<void>;
-  /** Starts the workers. */
-  start(run: JobRunner): Promise<void>;
+  /** Starts the workers: one job at a time per lane, or batches of a lane's due jobs. */
+  start(run: JobRunner | BatchWorker): Promise<void>;
   /** The job's end, or undefined when it has not ended within `timeoutMs`. */
   waitFor(id: string, lane: number, timeoutMs: number): Promise<JobResult | undefined>;
   counts(): Promise<QueueCounts>;
@@ -66,6 +82,26 @@ export type Backoff = (attempt: number) => number;
 export interface RetryPolicy {
   maxAttempts: number;
   backoff: Backoff;
+}
+
+/** A worker as a batch runner: a plain JobRunner runs batches of one. */
+export function asBatchWorker(run: JobRunner | BatchWorker): BatchWorker {
+  if (typeof run !== "function") return run;
+  return {
+    maxJobs: 1,
+    batch: async (jobs) => {
+      const outcomes: JobOutcome[] = [];
+      for (const job of jobs) {
+        try {
+          outcomes.push({ ok: true, result: await run(job) });
+        } catch (error) {
+          outcomes.push({ ok: false, error });
+          break;
+        }
+      }
+      return outcomes;
+    },
+  };
 }
 
 export function backoffMs(attempt: number): number {

@@ -120,8 +120,8 @@ export interface RequestLog {
   release(integrationId: number, key: string): Promise<void>;
   /**
    * Notes that a process-alert job starts. `outcome` when it finished before; `firstRun` only when
-   * the store knows that no earlier attempt began (the job need not look for changes of its own
-   * then). A store that cannot tell answers `firstRun: false`.
+   * the store knows that no earlier attempt began, or changed anything (the job need not look for
+   * changes of its own then). A store that cannot tell answers `firstRun: false`.
    */
   startJob(jobId: string, at: Date): Promise<{ outcome?: AlertOutcome; firstRun: boolean }>;
   /** Remembers that a job finished, with its outcome (the first outcome recorded stays). */
@@ -135,6 +135,14 @@ export interface AlertsStores {
   alerts: AlertStore;
   incidents: IncidentStore;
   requests: RequestLog;
+  /**
+   * Runs `fn`, letting the store commit the writes it makes meanwhile together (SQLite: one
+   * transaction, committed when `fn` settles, whatever it did; each write stays atomic by itself,
+   * and nothing is rolled back because `fn` failed). `fn` should only await this store's methods:
+   * anything else that writes on the store before the commit joins it. MongoDB: every write
+   * commits by itself, as without it.
+   */
+  batch<T>(fn: () => Promise<T>): Promise<T>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -204,13 +212,19 @@ export interface AlertJobs {
   /** Enqueues a request's alerts at once; alerts of one lane key are queued in array order. */
   enqueueAlerts(jobs: ProcessAlertJob[]): Promise<void>;
   enqueueIncident(job: IncidentJob): Promise<void>;
-  /** Stores an auto-resolve job that runs `delayMs` from now (durably: it survives restarts). */
-  enqueueAutoResolve(job: AutoResolveJob, delayMs: number): Promise<void>;
   /**
    * Runs a status change in the alert's lane and waits for it: undefined when it has not run
    * within `timeoutMs` (it still runs later).
    */
   changeStatus(job: StatusChangeJob, timeoutMs: number): Promise<StatusChangeResult | undefined>;
+  /**
+   * What processed alerts ask for, in one call per queue: incident jobs (in array order per lane)
+   * and auto-resolve jobs, each running its `delayMs` from now (durably: they survive restarts).
+   */
+  enqueueFollowUps(work: {
+    incidents: IncidentJob[];
+    autoResolves: Array<{ job: AutoResolveJob; delayMs: number }>;
+  }): Promise<void>;
   /** The outcome of a process-alert job once it finished, or undefined after `timeoutMs`. */
   waitFor(jobId: string, timeoutMs: number): Promise<AlertOutcome | undefined>;
   stats(): Promise<QueueStats>;

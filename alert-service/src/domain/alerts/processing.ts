@@ -1,13 +1,20 @@
 import type { Logger } from "@tocsin/core";
 import { AppError, type Clock } from "@tocsin/core";
-import type { Notifier } from "../mail/pipeline.js";
+import type { ClaimedMail, Notifier } from "../mail/pipeline.js";
 import type { Transition } from "../mail/ports.js";
 import { type Alert, type AlertAction, type AlertOutcome, type AlertSettings, statusNote } from "./model.js";
-import { type AlertJobs, type AlertsStores, alertLaneKey, type ProcessAlertJob } from "./ports.js";
+import {
+  type AlertJobs,
+  type AlertsStores,
+  type AutoResolveJob,
+  alertLaneKey,
+  type IncidentJob,
+  type ProcessAlertJob,
+} from "./ports.js";
 
 export interface ProcessingDeps {
   stores: AlertsStores;
-  jobs: Pick<AlertJobs, "enqueueIncident" | "enqueueAutoResolve">;
+  jobs: Pick<AlertJobs, "enqueueIncident" | "enqueueFollowUps">;
   clock: Clock;
   notifications?: Notifier;
   /** Length of one auto-resolve "minute" in ms (60 000; shorter only in tests). */
@@ -75,12 +82,7 @@ async function applyAlert(deps: ProcessingDeps, job: ProcessAlertJob, firstRun: 
   throw new AppError("ABORTED", "CONTENTION", "alert changed concurrently too often");
 }
 
-/**
- * E-mail (PRODUCT.md section 9): a new triggered alert and a recovery that resolves an open alert,
- * when the project's `send_email` is on. Repeats (`incremented`), re-fires of acknowledged or
- * ignored alerts (also `incremented`) and alerts created already resolved send nothing. The
- * notify job is keyed by (alert, transition): a re-run of this step adds nothing new.
- */
+/** The e-mail transition of a step, if it mails (see followUp). */
 function transitionOf(action: AlertAction): Transition | undefined {
   if (action === "created") return "triggered";
   if (action === "resolved") return "resolved";
@@ -90,27 +92,19 @@ function transitionOf(action: AlertAction): Transition | undefined {
 /** How stale the alert settings a job acts on may be (a change through another replica). */
 const SETTINGS_MAX_AGE_MS = 5_000;
 
-/** The project's alert settings, read at most once per job (and only when a step needs them). */
-type SettingsOnce = () => Promise<AlertSettings>;
+/** The alert settings of each project, read at most once per batch (and only when a step needs them). */
+type SettingsOf = (projectId: number) => Promise<AlertSettings>;
 
-function settingsOnce(deps: ProcessingDeps, projectId: number): SettingsOnce {
-  let read: Promise<AlertSettings> | undefined;
-  return () => {
-    read ??= deps.stores.incidents.settings(projectId, SETTINGS_MAX_AGE_MS);
-    return read;
+function settingsOnce(deps: ProcessingDeps): SettingsOf {
+  const read = new Map<number, Promise<AlertSettings>>();
+  return (projectId) => {
+    let settings = read.get(projectId);
+    if (!settings) {
+      settings = deps.stores.incidents.settings(projectId, SETTINGS_MAX_AGE_MS);
+      read.set(projectId, settings);
+    }
+    return settings;
   };
-}
-
-async function notifyStep(deps: ProcessingDeps, job: ProcessAlertJob, step: Step, settings: SettingsOnce): Promise<void> {
-  const transition = transitionOf(step.action);
-  if (!transition || !deps.notifications) return;
-  if (!(await settings()).sendEmail) return;
-  await deps.notifications.alertChanged({
-    requestId: job.requestId,
-    projectId: job.projectId,
-    alertId: step.alert.id,
-    transition,
-  });
 }
 
 /** The activity notes of a new alert, written with it (one write, and never missing after a crash). */
@@ -124,11 +118,23 @@ function creationNotes(job: ProcessAlertJob, status: "triggered" | "resolved") {
   ];
 }
 
+/** What a step leaves to do once its change is committed: queued jobs and claimed e-mails. */
+interface FollowUps {
+  incidents: IncidentJob[];
+  autoResolves: Array<{ job: AutoResolveJob; delayMs: number }>;
+  mails: ClaimedMail[];
+}
+
 /**
- * Activity notes and incident jobs of a step; each is idempotent, so a re-run completes them.
- * A new alert's notes were written with it (`creationNotes`).
+ * The store writes that follow a step (activity notes of a recovery, the storm-control slot of an
+ * e-mail) and the jobs it asks for (auto-resolve, incident, notify), collected into `out`. Each
+ * is idempotent, so a re-run completes them. A new alert's notes were written with it
+ * (`creationNotes`). E-mail (PRODUCT.md section 9): a new triggered alert and a recovery that
+ * resolves an open alert, when the project's `send_email` is on; repeats (`incremented`),
+ * re-fires of acknowledged or ignored alerts (also `incremented`) and alerts created already
+ * resolved send nothing. The notify job is keyed by (alert, transition).
  */
-async function followUp(deps: ProcessingDeps, job: ProcessAlertJob, step: Step, settings: SettingsOnce): Promise<void> {
+async function followUp(deps: ProcessingDeps, job: ProcessAlertJob, step: Step, settingsOf: SettingsOf, out: FollowUps) {
   const { alerts } = deps.stores;
   const at = deps.clock.now();
   const { alert, action } = step;
@@ -143,14 +149,20 @@ async function followUp(deps: ProcessingDeps, job: ProcessAlertJob, step: Step, 
   if ((action === "created" || action === "incremented") && job.autoResolveMinutes && alert.status === "triggered") {
     const minutes = job.autoResolveMinutes;
     const delayMs = minutes * (deps.autoResolveMinuteMs ?? 60_000);
-    await deps.jobs.enqueueAutoResolve({ ...lane, events: alert.events, minutes }, delayMs);
+    out.autoResolves.push({ job: { ...lane, events: alert.events, minutes }, delayMs });
   }
   if (action === "created") {
-    if ((await settings()).createIncident) await deps.jobs.enqueueIncident({ kind: "open", ...lane });
+    if ((await settingsOf(job.projectId)).createIncident) out.incidents.push({ kind: "open", ...lane });
   } else if (action === "resolved") {
     await alerts.addActivity(alert.id, `${op}:recovery`, `logged a recovery alert from **${source}**`, at);
     await alerts.addActivity(alert.id, `${op}:status`, statusNote("resolved"), at);
-    if ((await settings()).autoCloseIncident) await deps.jobs.enqueueIncident({ kind: "close", ...lane });
+    if ((await settingsOf(job.projectId)).autoCloseIncident) out.incidents.push({ kind: "close", ...lane });
+  }
+  const transition = transitionOf(action);
+  if (transition && deps.notifications && (await settingsOf(job.projectId)).sendEmail) {
+    out.mails.push(
+      await deps.notifications.claim({ requestId: job.requestId, projectId: job.projectId, alertId: alert.id, transition }),
+    );
   }
 }
 
@@ -158,16 +170,65 @@ function toOutcome(alert: Alert, action: AlertAction): AlertOutcome {
   return { iid: alert.iid, title: alert.title, status: alert.status, events: alert.events, action };
 }
 
-/** The process-alert job: returns what happened to the alert. */
+/** What a batch of process-alert jobs did: the outcomes of the jobs that completed, in order, then the error of the next one. */
+export interface BatchResult {
+  outcomes: AlertOutcome[];
+  error?: unknown;
+}
+
+/**
+ * Process-alert jobs of one lane, in order, in three commits whatever their number (on a store
+ * that groups writes, see `AlertsStores.batch`): (1) each job's alert change, its notes and its
+ * e-mail slot; (2) the jobs they ask for, enqueued together; (3) the jobs' outcomes. A crash
+ * between them leaves changes without outcomes: the re-run finds each change by its job id and
+ * enqueues the same (keyed) jobs again. A job that fails stops the batch: the jobs before it
+ * complete, it and the ones after it are left to the queue (retry, in order).
+ */
+export async function processAlertJobs(deps: ProcessingDeps, jobs: ProcessAlertJob[], logger?: Logger): Promise<BatchResult> {
+  const settingsOf = settingsOnce(deps);
+  const done: Array<{ job: ProcessAlertJob; outcome: AlertOutcome; recorded: boolean }> = [];
+  const todo: FollowUps = { incidents: [], autoResolves: [], mails: [] };
+  let error: unknown;
+  await deps.stores.batch(async () => {
+    for (const job of jobs) {
+      try {
+        const start = await deps.stores.requests.startJob(job.jobId, deps.clock.now());
+        if (start.outcome) {
+          done.push({ job, outcome: start.outcome, recorded: true });
+          continue;
+        }
+        const step = await applyAlert(deps, job, start.firstRun);
+        const mine: FollowUps = { incidents: [], autoResolves: [], mails: [] };
+        await followUp(deps, job, step, settingsOf, mine);
+        todo.incidents.push(...mine.incidents);
+        todo.autoResolves.push(...mine.autoResolves);
+        todo.mails.push(...mine.mails);
+        done.push({ job, outcome: toOutcome(step.alert, step.action), recorded: false });
+      } catch (err) {
+        error = err;
+        break;
+      }
+    }
+  });
+  try {
+    if (todo.incidents.length || todo.autoResolves.length) await deps.jobs.enqueueFollowUps(todo);
+    if (todo.mails.length && deps.notifications) await deps.notifications.enqueue(todo.mails);
+    await deps.stores.batch(async () => {
+      for (const { job, outcome, recorded } of done)
+        if (!recorded) await deps.stores.requests.recordJob(job.jobId, outcome, deps.clock.now());
+    });
+  } catch (err) {
+    // Nothing is recorded as done: the whole batch runs again (the changes are found, not repeated).
+    return { outcomes: [], error: err };
+  }
+  for (const { job, outcome } of done)
+    logger?.debug({ jobId: job.jobId, iid: outcome.iid, action: outcome.action }, "alert processed");
+  return { outcomes: done.map((d) => d.outcome), ...(error === undefined ? {} : { error }) };
+}
+
+/** One process-alert job: returns what happened to the alert. */
 export async function processAlertJob(deps: ProcessingDeps, job: ProcessAlertJob, logger?: Logger): Promise<AlertOutcome> {
-  const start = await deps.stores.requests.startJob(job.jobId, deps.clock.now());
-  if (start.outcome) return start.outcome;
-  const step = await applyAlert(deps, job, start.firstRun);
-  const settings = settingsOnce(deps, job.projectId);
-  await followUp(deps, job, step, settings);
-  await notifyStep(deps, job, step, settings);
-  const outcome = toOutcome(step.alert, step.action);
-  await deps.stores.requests.recordJob(job.jobId, outcome, deps.clock.now());
-  logger?.debug({ iid: outcome.iid, action: outcome.action }, "alert processed");
-  return outcome;
+  const { outcomes, error } = await processAlertJobs(deps, [job], logger);
+  if (outcomes[0]) return outcomes[0];
+  throw error;
 }

@@ -4,7 +4,7 @@ import { incidentJob } from "./incidents.js";
 import { type IngestDeps, type IngestRequest, type IngestResult, ingest } from "./ingest.js";
 import type { ActivityEntry, Alert, AlertOutcome, AlertSettings, Incident } from "./model.js";
 import type { AutoResolveJob, IncidentJob, ProcessAlertJob, QueueStats, StatusChangeJob, StatusChangeResult } from "./ports.js";
-import { processAlertJob } from "./processing.js";
+import { type BatchResult, processAlertJob, processAlertJobs } from "./processing.js";
 import * as q from "./queries.js";
 import { statusChangeJob } from "./status-change.js";
 import { sendTestAlert, type TestAlertRequest, type TestAlertResult } from "./test-alert.js";
@@ -33,6 +33,7 @@ export interface AlertsUseCases {
   updateAlertSettings(projectIdOrPath: string, change: Partial<AlertSettings>, ctx: CallContext): Promise<AlertSettings>;
   jobs: {
     processAlert(job: ProcessAlertJob, logger: Logger): Promise<AlertOutcome>;
+    processAlerts(jobs: ProcessAlertJob[], logger: Logger): Promise<BatchResult>;
     incident(job: IncidentJob, logger: Logger): Promise<void>;
     autoResolve(job: AutoResolveJob, logger: Logger): Promise<void>;
     setStatus(job: StatusChangeJob, logger: Logger): Promise<StatusChangeResult>;
@@ -53,6 +54,7 @@ export function createAlertsUseCases(deps: AlertsDeps): AlertsUseCases {
     updateAlertSettings: (p, change, ctx) => q.updateAlertSettings(deps, p, change, ctx),
     jobs: {
       processAlert: (job, logger) => processAlertJob(deps, job, logger),
+      processAlerts: (jobs, logger) => processAlertJobs(deps, jobs, logger),
       incident: (job, logger) => incidentJob(deps, job, logger),
       autoResolve: (job, logger) => autoResolveJob(deps, job, logger),
       setStatus: (job, logger) => statusChangeJob(deps, job, logger),

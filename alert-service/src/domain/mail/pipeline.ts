@@ -47,38 +47,51 @@ async function projectOf(deps: MailDeps, projectId: number, requestId: string) {
   return { id: ref.id, fullPath: ref.fullPath };
 }
 
+/** What a claimed notification asks for: its notify job (within the limit), or its window's digest. */
+export type ClaimedMail = { notify: NotifyJob } | { digest: DigestJob; delayMs: number };
+
 /**
- * The alert pipeline's side of e-mail: called by the processing job for each transition that
- * mails. Claims the notification's storm-control slot (in the alert database, keyed, so that a
- * re-run of the processing job gets the same answer); within the limit it enqueues the notify
- * job, beyond it the window's digest job (delayed to the window's end). Both ids are keyed, so
- * re-running changes nothing.
+ * The alert pipeline's side of e-mail, in two steps so that a batch of processed alerts commits
+ * its claims with its alert changes and enqueues once. `claim` (called by the processing job for
+ * each transition that mails) takes the notification's storm-control slot in the alert database,
+ * keyed, so that a re-run gets the same answer; only store writes. `enqueue` adds the notify
+ * jobs within the limit, and beyond it the window's digest job (delayed to the window's end,
+ * added once per window by this process). Both ids are keyed, so re-running changes nothing.
  */
 export interface Notifier {
-  alertChanged(job: NotifyJob): Promise<void>;
+  claim(job: NotifyJob): Promise<ClaimedMail>;
+  enqueue(claimed: ClaimedMail[]): Promise<void>;
 }
 
 export function createNotifier(deps: Pick<MailDeps, "store" | "jobs" | "clock" | "storm">): Notifier {
   // Digest jobs this process already enqueued: a storm adds its window's digest once, not per alert.
   const digests = new Set<string>();
   return {
-    async alertChanged(job) {
+    async claim(job) {
       const key = notificationKey(job.alertId, job.transition);
-      const slot = await deps.store.claimSlot(job.projectId, key, deps.clock.now(), deps.storm.windowMs);
-      if (slot.seq <= deps.storm.limit) {
-        await deps.jobs.enqueueNotify(job);
-        return;
-      }
+      const now = deps.clock.now();
+      const slot = await deps.store.claimSlot(job.projectId, key, now, deps.storm.windowMs);
+      if (slot.seq <= deps.storm.limit) return { notify: job };
       const windowStart = slot.windowStart.getTime();
-      const id = `${job.projectId}:${windowStart}`;
-      if (digests.has(id)) return;
-      const windowEnd = windowStart + deps.storm.windowMs;
-      await deps.jobs.enqueueDigest(
-        { requestId: job.requestId, projectId: job.projectId, windowStart },
-        Math.max(0, windowEnd - deps.clock.now().getTime()),
-      );
-      if (digests.size > 10_000) digests.clear();
-      digests.add(id);
+      const delayMs = Math.max(0, windowStart + deps.storm.windowMs - now.getTime());
+      return { digest: { requestId: job.requestId, projectId: job.projectId, windowStart }, delayMs };
+    },
+    async enqueue(claimed) {
+      const notifies: NotifyJob[] = [];
+      const windows = new Map<string, { job: DigestJob; delayMs: number }>();
+      for (const c of claimed) {
+        if ("notify" in c) notifies.push(c.notify);
+        else {
+          const id = `${c.digest.projectId}:${c.digest.windowStart}`;
+          if (!digests.has(id) && !windows.has(id)) windows.set(id, { job: c.digest, delayMs: c.delayMs });
+        }
+      }
+      if (notifies.length) await deps.jobs.enqueueNotifies(notifies);
+      for (const [id, { job, delayMs }] of windows) {
+        await deps.jobs.enqueueDigest(job, delayMs);
+        if (digests.size > 10_000) digests.clear();
+        digests.add(id);
+      }
     },
   };
 }

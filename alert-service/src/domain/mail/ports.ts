@@ -100,7 +100,8 @@ export interface SendJob {
 
 /** The durable mail queue. Adding a job whose id is known does nothing. */
 export interface MailJobs {
-  enqueueNotify(job: NotifyJob): Promise<void>;
+  /** Notify jobs, in one call (one commit or one round of commands per lane). */
+  enqueueNotifies(jobs: NotifyJob[]): Promise<void>;
   enqueueDigest(job: DigestJob, delayMs: number): Promise<void>;
   enqueueSends(jobs: SendJob[]): Promise<void>;
 }

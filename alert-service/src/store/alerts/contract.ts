@@ -271,8 +271,9 @@ export function describeAlertsStoresContract(
     it("tells a re-run of a job from its first run, and hands back a finished job's outcome", async () => {
       const id = `job-${op()}`;
       const outcome = { iid: 3, title: "t", status: "triggered" as const, events: 1, action: "created" as const };
-      const first = await s.requests.startJob(id, at);
-      expect(first.outcome).toBeUndefined();
+      expect(await s.requests.startJob(id, at)).toEqual({ outcome: undefined, firstRun: true });
+      // The first run changes an alert (its op is the job id) and dies before recording its outcome.
+      await s.alerts.create({ ...alertInput(nextProject()), opKey: id });
       expect(await s.requests.startJob(id, at)).toEqual({ outcome: undefined, firstRun: false });
       await s.requests.recordJob(id, outcome, at);
       expect(await s.requests.startJob(id, at)).toEqual({ outcome, firstRun: false });

@@ -83,7 +83,7 @@ describe.skipIf(!mongoUrl)("alert processing on FerretDB: round trips and pushed
   };
   const deps = () => ({
     stores,
-    jobs: { enqueueIncident: async () => {}, enqueueAutoResolve: async () => {} },
+    jobs: { enqueueIncident: async () => {}, enqueueFollowUps: async () => {} },
     clock: systemClock,
   });
 

@@ -66,7 +66,7 @@ function orderSql(q: AlertQuery): string {
 
 export class SqliteAlertStore implements AlertStore {
   /** Transactions built once (`db.transaction` wraps a function; building it per call costs). */
-  private readonly insertTx: (input: NewAlert) => AlertRow;
+  private readonly insertTx: (input: NewAlert) => Alert;
   private readonly applyOpTx: (alertId: number, opKey: string, at: number, sql: string, args: unknown[]) => AlertRow | undefined;
 
   constructor(private readonly db: Database) {
@@ -85,17 +85,18 @@ export class SqliteAlertStore implements AlertStore {
     return r ? toAlert(r) : undefined;
   }
 
-  /** The insert and its op record; run inside `insertTx`. */
-  private insertNow(input: NewAlert): AlertRow {
+  /** The insert and its op record; run inside `insertTx`. The alert is built from what was written (no read back). */
+  private insertNow(input: NewAlert): Alert {
     const a = input.alert;
     const at = input.at.getTime();
     const iid = nextCounter(this.db, `alert_iid:${input.projectId}`);
     const endedAt = input.status === "resolved" ? Date.parse(a.endedAt ?? input.at.toISOString()) : null;
-    const row = prepared(
+    const startedAt = Date.parse(a.startedAt);
+    const { id } = prepared(
       this.db,
       `INSERT INTO alerts (project_id, iid, integration_id, title, description, severity, status, service,
          monitoring_tool, hosts, events, fingerprint, started_at, ended_at, environment_name, payload, create_op,
-         created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,1,?,?,?,?,?,?,?,?) RETURNING *`,
+         created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,1,?,?,?,?,?,?,?,?) RETURNING id`,
     ).get(
       input.projectId,
       iid,
@@ -108,29 +109,50 @@ export class SqliteAlertStore implements AlertStore {
       a.monitoringTool ?? "",
       JSON.stringify(a.hosts),
       a.fingerprint ?? null,
-      Date.parse(a.startedAt),
+      startedAt,
       endedAt,
       a.environmentName ?? "",
       JSON.stringify(a.payload),
       input.opKey,
       at,
       at,
-    ) as AlertRow;
-    prepared(this.db, "INSERT INTO alert_ops (op, alert_id, at) VALUES (?, ?, ?)").run(input.opKey, row.id, at);
+    ) as { id: number };
+    prepared(this.db, "INSERT INTO alert_ops (op, alert_id, at) VALUES (?, ?, ?)").run(input.opKey, id, at);
     for (const n of input.notes ?? []) {
       prepared(this.db, "INSERT OR IGNORE INTO alert_activity (alert_id, key, note, at) VALUES (?, ?, ?, ?)").run(
-        row.id,
+        id,
         n.key,
         n.note,
         at,
       );
     }
-    return row;
+    return {
+      id,
+      projectId: input.projectId,
+      iid,
+      integrationId: input.integrationId,
+      title: a.title,
+      description: a.description ?? "",
+      severity: severityOf(severityCode(a.severity)),
+      status: input.status,
+      service: a.service ?? "",
+      monitoringTool: a.monitoringTool ?? "",
+      hosts: [...a.hosts],
+      events: 1,
+      fingerprint: a.fingerprint,
+      startedAt: new Date(startedAt),
+      endedAt: endedAt === null ? undefined : new Date(endedAt),
+      environmentName: a.environmentName ?? "",
+      incidentIid: 0,
+      payload: a.payload,
+      createdAt: new Date(at),
+      updatedAt: new Date(at),
+    };
   }
 
   async create(input: NewAlert): Promise<Alert> {
     try {
-      return toAlert(this.insertTx(input));
+      return this.insertTx(input);
     } catch (err) {
       if (isUniqueViolation(err, "alerts.create_op") || isUniqueViolation(err, "alert_ops.op")) throw opApplied();
       if (isUniqueViolation(err, "alerts.project_id, alerts.fingerprint")) throw openAlertExists();

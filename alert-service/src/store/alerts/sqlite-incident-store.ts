@@ -164,9 +164,17 @@ export class SqliteRequestLog implements RequestLog {
     );
   }
 
-  /** Cannot tell a first run (no start records here): the job looks for earlier changes, an indexed read. */
+  /**
+   * One read: the job's outcome, and whether it changed an alert already. Every change of a job
+   * writes its op record (`alert_ops`, op = job id) in the change's own transaction, so without
+   * one the job has changed nothing and need not look for its earlier change.
+   */
   async startJob(jobId: string) {
-    return { outcome: await this.jobOutcome(jobId), firstRun: false };
+    const r = prepared(
+      this.db,
+      "SELECT (SELECT outcome FROM processed_jobs WHERE job_id = ?) AS outcome, EXISTS (SELECT 1 FROM alert_ops WHERE op = ?) AS applied",
+    ).get(jobId, jobId) as { outcome: string | null; applied: number };
+    return { outcome: r.outcome === null ? undefined : (JSON.parse(r.outcome) as AlertOutcome), firstRun: !r.applied };
   }
 
   async jobOutcome(jobId: string) {
