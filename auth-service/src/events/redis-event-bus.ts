@@ -8,7 +8,7 @@ export interface RedisEventBusOptions {
   /** The channel is `<prefix>:auth-events`: every replica on one store shares it. */
   prefix: string;
   logger: Logger;
-  /** Bound on one publish, its echo included (default 5 s). */
+  /** Bound on one publish, its echo included (default 2 s: well inside the callers' 5 s deadline). */
   publishTimeoutMs?: number;
 }
 
@@ -52,7 +52,7 @@ export class RedisEventBus implements EventBus {
   constructor(options: RedisEventBusOptions) {
     this.channel = `${options.prefix}:auth-events`;
     this.logger = options.logger;
-    this.publishTimeoutMs = options.publishTimeoutMs ?? 5_000;
+    this.publishTimeoutMs = options.publishTimeoutMs ?? 2_000;
     const name = `${this.channel}:${this.id}`;
     this.subscriberName = `${name}:sub`;
     this.pub = new Redis(options.url, { connectionName: `${name}:pub`, lazyConnect: true });
