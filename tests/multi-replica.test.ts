@@ -11,7 +11,10 @@ import { ADMIN, builtForReplicas, type ReplicaSystem, startReplicaSystem } from 
  * a retry of a post whose answer was lost is not counted twice). Then every invariant is
  * checked in the store, through the API: every 202 is there, one alert per fingerprint, events
  * adding up, unique iids, Idempotency-Key replays answered with the first request id and no
- * event, trigger-then-recovery resolved, and a status change made during the load kept.
+ * event, trigger-then-recovery resolved, and a status change made during the load kept. Before
+ * that, with every replica up: a token revocation and a key reset made through one gateway are
+ * refused by the other gateway on its next request (auth events over Redis), and notification
+ * settings written through both settings-service replicas at once lose no update.
  */
 
 const redisUrl = inject("redisUrl");
@@ -101,6 +104,50 @@ describe.skipIf(!available)("eight processes: two replicas of every service", ()
       if (res.body.length < 100) return all;
     }
   }
+
+  it("a token revocation and a key reset through one gateway are refused by the other on its next request; settings written through both at once lose nothing", async () => {
+    const [viaA, viaB] = sys.gateways.map((g) => api(g, ADMIN));
+    // A personal access token, warmed into gateway B's cache, revoked through gateway A.
+    const me = await viaA?.get("/api/v4/user");
+    const pat = await viaA?.post(`/api/v4/users/${me?.body.id}/personal_access_tokens`, { name: "replicas", scopes: ["api"] });
+    expect(pat?.status, pat?.text).toBe(201);
+    const patOnB = api(sys.gateways[1], pat?.body.token);
+    for (let i = 0; i < 3; i++) expect((await patOnB.get("/api/v4/user")).status).toBe(200);
+    expect((await viaA?.del(`/api/v4/personal_access_tokens/${pat?.body.id}`))?.status).toBe(204);
+    expect((await patOnB.get("/api/v4/user")).status).toBe(401);
+
+    // A webhook key used on gateway B, reset through gateway A (another project: the load test
+    // counts every alert of its own).
+    const project = await viaA?.post("/api/v4/projects", { name: "replicas-keys" });
+    const hooks = `/api/v4/projects/${project?.body.id}/alert_management/http_integrations`;
+    const hook = await viaA?.post(hooks, { name: "Keys", active: true });
+    expect(hook?.status, hook?.text).toBe(201);
+    const postOnB = (key: string) =>
+      fetch(`${sys.gateways[1]}${new URL(hook?.body.url).pathname}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ title: "key check" }),
+      }).then((r) => r.status);
+    for (let i = 0; i < 3; i++) expect(await postOnB(hook?.body.token)).toBe(202);
+    const reset = await viaA?.post(`${hooks}/${hook?.body.id}/reset_token`);
+    expect(reset?.status, reset?.text).toBe(200);
+    expect(await postOnB(hook?.body.token)).toBe(401);
+    expect(await postOnB(reset?.body.token)).toBe(202);
+
+    // Notification settings: every event of a custom setting switched on by its own request, all
+    // at once, alternating gateways (each balances over both settings-service replicas).
+    expect((await viaA?.put("/api/v4/notification_settings", { level: "custom" }))?.status).toBe(200);
+    const events = Object.keys((await viaB?.get("/api/v4/notification_settings"))?.body.events ?? {});
+    expect(events.length).toBeGreaterThan(5);
+    const puts = await Promise.all(
+      events.map((event, i) => api(sys.gateways[i % 2] as string, ADMIN).put("/api/v4/notification_settings", { [event]: true })),
+    );
+    for (const put of puts) expect(put.status, put.text).toBe(200);
+    for (const via of [viaA, viaB]) {
+      const after = await via?.get("/api/v4/notification_settings");
+      expect(after?.body).toMatchObject({ level: "custom", events: Object.fromEntries(events.map((e) => [e, true])) });
+    }
+  });
 
   it("keeps every invariant under a concurrent load over both gateways while one replica of each service is killed", {
     timeout: 240_000,
