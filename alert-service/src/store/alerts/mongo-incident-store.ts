@@ -23,12 +23,15 @@ interface IncidentDoc {
   created_at: Date;
   closed_at: Date | null;
 }
+/** The one-document layout of a project's settings (`_id` = project id), read as a fallback. */
 interface SettingsDoc {
   /** The project id as a string (FerretDB pushes down only string `_id` filters). */
   _id: string;
-  create_incident: boolean;
-  auto_close_incident: boolean;
-  send_email: boolean;
+  create_incident?: boolean;
+  auto_close_incident?: boolean;
+  send_email?: boolean;
+  /** One field of the current layout: `_id` = `<project id>:<field>`. */
+  value?: boolean;
   updated_at: Date;
 }
 interface IdempotencyDoc {
@@ -59,7 +62,7 @@ const toIncident = (d: IncidentDoc): Incident => ({
   closedAt: d.closed_at ?? undefined,
 });
 
-const FIELDS: Record<keyof AlertSettings, keyof Omit<SettingsDoc, "_id" | "updated_at">> = {
+const FIELDS: Record<keyof AlertSettings, "create_incident" | "auto_close_incident" | "send_email"> = {
   createIncident: "create_incident",
   autoCloseIncident: "auto_close_incident",
   sendEmail: "send_email",
@@ -136,29 +139,51 @@ export class MongoIncidentStore implements IncidentStore {
   /** Settings read lately, for callers that accept a value up to `maxAgeMs` old (the processing path). */
   private readonly recent = new Map<number, { readAt: number; value: AlertSettings }>();
 
+  /**
+   * Each setting is its own document (`<project>:<field>`, bare string `_id`s), so changes of
+   * different settings through two replicas at once never share a document (FerretDB 1.x rewrites
+   * the whole document on `$set`); a project's older one-document settings (`_id` = project id)
+   * answer for a field that has no document of its own yet.
+   */
   async settings(projectId: number, maxAgeMs = 0): Promise<AlertSettings> {
     const cached = this.recent.get(projectId);
     if (cached && maxAgeMs > 0 && Date.now() - cached.readAt < maxAgeMs) return { ...cached.value };
-    const d = await this.settingsCol.findOne({ _id: String(projectId) });
-    const value = d
-      ? { createIncident: d.create_incident, autoCloseIncident: d.auto_close_incident, sendEmail: d.send_email }
-      : { ...DEFAULT_ALERT_SETTINGS };
+    const keys = Object.keys(FIELDS) as Array<keyof AlertSettings>;
+    const [legacy, ...fields] = await Promise.all([
+      this.settingsCol.findOne({ _id: String(projectId) }),
+      ...keys.map((key) => this.settingsCol.findOne({ _id: `${projectId}:${FIELDS[key]}` })),
+    ]);
+    const value = { ...DEFAULT_ALERT_SETTINGS };
+    keys.forEach((key, i) => {
+      const own = fields[i]?.value;
+      const old = legacy?.[FIELDS[key]];
+      if (typeof own === "boolean") value[key] = own;
+      else if (typeof old === "boolean") value[key] = old;
+    });
     if (this.recent.size >= 10_000) this.recent.clear();
     this.recent.set(projectId, { readAt: Date.now(), value: { ...value } });
     return value;
   }
 
   async updateSettings(projectId: number, change: Partial<AlertSettings>, at: Date) {
-    const set: Record<string, unknown> = { updated_at: at };
-    const onInsert: Record<string, unknown> = {};
-    for (const key of Object.keys(FIELDS) as Array<keyof AlertSettings>) {
-      const value = change[key];
-      if (value !== undefined) set[FIELDS[key]] = value;
-      else onInsert[FIELDS[key]] = DEFAULT_ALERT_SETTINGS[key];
-    }
-    const update = Object.keys(onInsert).length ? { $set: set, $setOnInsert: onInsert } : { $set: set };
     this.recent.delete(projectId);
-    await this.settingsCol.updateOne({ _id: String(projectId) }, update, { upsert: true });
+    await Promise.all(
+      (Object.keys(FIELDS) as Array<keyof AlertSettings>).map(async (key) => {
+        const value = change[key];
+        if (value === undefined) return;
+        const write = () =>
+          this.settingsCol.updateOne(
+            { _id: `${projectId}:${FIELDS[key]}` },
+            { $set: { value, updated_at: at } },
+            { upsert: true },
+          );
+        // Two replicas creating the document at once: FerretDB does not retry the losing upsert.
+        await write().catch((err: unknown) => {
+          if (isDuplicateKey(err)) return write();
+          throw err;
+        });
+      }),
+    );
     this.recent.delete(projectId);
     return this.settings(projectId);
   }

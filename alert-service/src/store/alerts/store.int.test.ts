@@ -1,7 +1,8 @@
 import Database from "better-sqlite3";
 import { MongoClient } from "mongodb";
-import { describe, inject } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { describeAlertsStoresContract } from "./contract.js";
+import { MongoIncidentStore } from "./mongo-incident-store.js";
 import { createMongoAlertsStores } from "./mongo-stores.js";
 import { createSqliteAlertsStores } from "./sqlite-stores.js";
 
@@ -23,5 +24,25 @@ describe.skipIf(!mongoUrl)("mongodb", () => {
         await client.close();
       },
     };
+  });
+
+  it("keeps every alert setting changed through two replicas (two clients, two stores) at the same moment", async () => {
+    const name = `tocsin_test_alert_settings_${Math.random().toString(36).slice(2, 10)}`;
+    const clients = await Promise.all([MongoClient.connect(mongoUrl), MongoClient.connect(mongoUrl)]);
+    try {
+      const [a, b] = clients.map((c) => new MongoIncidentStore(c.db(name))) as [MongoIncidentStore, MongoIncidentStore];
+      const at = new Date("2026-01-01T00:00:00Z");
+      for (let project = 1; project <= 10; project++) {
+        await Promise.all([
+          a.updateSettings(project, { createIncident: true }, at),
+          b.updateSettings(project, { sendEmail: true }, at),
+          a.updateSettings(project, { autoCloseIncident: false }, at),
+        ]);
+        expect(await b.settings(project)).toEqual({ createIncident: true, sendEmail: true, autoCloseIncident: false });
+      }
+    } finally {
+      await clients[0]?.db(name).dropDatabase();
+      await Promise.all(clients.map((c) => c.close()));
+    }
   });
 });
