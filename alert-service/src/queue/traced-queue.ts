@@ -1,5 +1,13 @@
 import { failureOf, type Span, type Tracing } from "@tocsin/telemetry";
-import type { JobQueue, JobRunner, QueuedJob, RunningJob } from "./queue.js";
+import {
+  asBatchWorker,
+  type BatchWorker,
+  type JobOutcome,
+  type JobQueue,
+  type JobRunner,
+  type QueuedJob,
+  type RunningJob,
+} from "./queue.js";
 
 /** Where a queue's spans say their messages go. */
 export interface QueueTraceNames {
@@ -46,24 +54,40 @@ export function tracedQueue(queue: JobQueue, tracing: Tracing | undefined, names
       throw err;
     }
   };
-  const consume =
-    (run: JobRunner): JobRunner =>
-    async (job: RunningJob) => {
-      const carrier = isRecord(job.data) ? job.data[TRACE_KEY] : undefined;
-      const span = tracing.startSpan(`process ${names.destination}`, {
-        kind: "consumer",
-        attributes: { ...attributes(job, "process"), "tocsin.job.attempt": job.attempt },
-        parent: tracing.extract(isRecord(carrier) ? carrier : undefined) ?? null,
-      });
-      try {
-        const result = await tracing.run(span, () => run(job));
-        span.end();
-        return result;
-      } catch (err) {
-        span.end(failureOf(err));
-        throw err;
-      }
+  const startConsumer = (job: RunningJob) => {
+    const carrier = isRecord(job.data) ? job.data[TRACE_KEY] : undefined;
+    return tracing.startSpan(`process ${names.destination}`, {
+      kind: "consumer",
+      attributes: { ...attributes(job, "process"), "tocsin.job.attempt": job.attempt },
+      parent: tracing.extract(isRecord(carrier) ? carrier : undefined) ?? null,
+    });
+  };
+  /**
+   * One consumer span per job of a batch, each ending with its job's outcome; the batch runs with
+   * the first job's span current. A job the batch did not reach (after a failure) ends marked
+   * `tocsin.job.deferred`: it runs again in a later batch, under a span of its own.
+   */
+  const consume = (run: JobRunner | BatchWorker): BatchWorker => {
+    const worker = asBatchWorker(run);
+    return {
+      maxJobs: worker.maxJobs,
+      async batch(jobs) {
+        const spans = jobs.map(startConsumer);
+        let outcomes: JobOutcome[];
+        try {
+          outcomes = await tracing.run(spans[0] as Span, () => worker.batch(jobs));
+        } catch (error) {
+          outcomes = [{ ok: false, error }];
+        }
+        spans.forEach((span, i) => {
+          const outcome = outcomes[i];
+          if (!outcome) span.setAttributes({ "tocsin.job.deferred": true });
+          span.end(outcome && !outcome.ok ? failureOf(outcome.error) : undefined);
+        });
+        return outcomes;
+      },
     };
+  };
   return {
     add(job) {
       const produced = produce(job);
