@@ -55,6 +55,7 @@ interface Conn<T> {
   call: ClientDuplexStream<unknown, unknown>;
   pending: Map<number, Waiting<T>>;
   openedAt: number;
+  /** When a result last arrived (0: never). */
   lastResultAt: number;
   /** Takes no new batches; ends once its pending items are answered. */
   retired: boolean;
@@ -107,7 +108,7 @@ export function createBatchStream<I extends Sequenced, R extends Sequenced, T>(
       call,
       pending: new Map(),
       openedAt: now,
-      lastResultAt: now,
+      lastResultAt: 0,
       retired: false,
       ended: false,
       done: false,
