@@ -1,4 +1,5 @@
 import { AppError } from "@tocsin/core";
+import type { RateLimiterRes } from "rate-limiter-flexible";
 import type { LimiterBackend } from "./limiter-backend.js";
 
 /** Failed authentications one client address may make per window before it is refused. */
@@ -20,12 +21,30 @@ export function createCredentialThrottle(backend: LimiterBackend): CredentialThr
     durationSeconds: FAILED_AUTHENTICATION_WINDOW_SECONDS,
     blockSeconds: FAILED_AUTHENTICATION_WINDOW_SECONDS,
   });
+  // Concurrent checks of one address share one read of its counter (with REDIS_URL, one round
+  // trip instead of one per request of a storm from one monitor). A failure forgets the read in
+  // flight, so that a request that comes after a failure reads the counter after it.
+  const reads = new Map<string, Promise<RateLimiterRes | null>>();
+  const read = (address: string) => {
+    let pending = reads.get(address);
+    if (!pending) {
+      pending = limiter
+        .get(address)
+        .catch(() => null) // the counter store down: let it through
+        .finally(() => {
+          if (reads.get(address) === pending) reads.delete(address);
+        });
+      reads.set(address, pending);
+    }
+    return pending;
+  };
   return {
     async check(address) {
-      const state = await limiter.get(address).catch(() => null); // the counter store down: let it through
+      const state = await read(address);
       if (state && state.consumedPoints > MAX_FAILED_AUTHENTICATIONS) throw tooManyFailures(state.msBeforeNext);
     },
     async failed(address) {
+      reads.delete(address);
       await limiter.consume(address).catch(() => undefined); // over the limit: now blocked
     },
   };
