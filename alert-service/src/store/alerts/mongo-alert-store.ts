@@ -51,13 +51,14 @@ export class MongoAlertStore implements AlertStore {
     const fingerprintKey = fingerprint !== null ? `${input.projectId}:${fingerprint}` : undefined;
     const openAs = status !== RESOLVED ? fingerprintKey : undefined;
     // The id `findOpen` already signposted for this fingerprint, if it saw it first.
-    let reservedId = fingerprintKey === undefined ? undefined : this.signposts.takeReserved(fingerprintKey);
+    const reservedId = fingerprintKey === undefined ? undefined : this.signposts.takeReserved(fingerprintKey);
     // No look-up first: the caller has just looked for the open alert, and the unique indexes
     // answer a conflict (an iid is then lost, only in that race).
+    // The id is this process's own (id blocks are claimed), so a retry keeps it (and its signpost).
+    const id = reservedId ?? (await this.ids.next());
+    const signposted = reservedId !== undefined;
+    let guesses = 0;
     for (let attempt = 0; attempt < INSERT_RETRIES; attempt++) {
-      const id = reservedId ?? (await this.ids.next());
-      const signposted = reservedId !== undefined;
-      reservedId = undefined;
       const doc: AlertDoc = {
         _id: String(id),
         id,
@@ -90,7 +91,14 @@ export class MongoAlertStore implements AlertStore {
         await this.alerts.insertOne(doc);
       } catch (err) {
         if (!isDuplicateKey(err)) throw err;
-        // Rare paths, allowed to scan: which unique rule was hit?
+        // Which unique rule was hit? FerretDB does not say. Cheap reads first (bare `_id`s): an
+        // open alert of the fingerprint, through its signpost.
+        if (openAs && (await this.openThroughSignpost(openAs, id))) throw openAlertExists();
+        // Then most likely another replica took the iid (FerretDB's `$inc` is not atomic): the
+        // next number, a few times, before the scans.
+        if (++guesses % 4 !== 0) continue;
+        // Rare paths, allowed to scan: a crash left an alert of this op, or an open alert without
+        // its signpost.
         if (await this.alerts.findOne({ create_op: input.opKey })) throw opApplied();
         const open = openAs ? await this.alerts.findOne({ open_key: openAs }) : null;
         if (open && openAs) {
@@ -103,6 +111,13 @@ export class MongoAlertStore implements AlertStore {
       return toAlert(doc);
     }
     throw new Error("could not allocate an alert iid");
+  }
+
+  /** Whether the signpost of `key` names an alert (other than `id`) that is open under `key`. */
+  private async openThroughSignpost(key: string, id: number): Promise<boolean> {
+    const alertId = await this.signposts.lookup(key);
+    if (alertId === undefined || alertId === id) return false;
+    return (await this.alerts.findOne({ _id: String(alertId) }))?.open_key === key;
   }
 
   async findOpen(projectId: number, fingerprint: string) {
