@@ -194,7 +194,7 @@ export function createTimerRunner(queue: JobQueue, lanes = DEFAULT_LANES): JobRu
 }
 
 /** How many due jobs of a lane one batch takes (one transaction for all of them on SQLite). */
-const JOB_BATCH = 128;
+const JOB_BATCH = 64;
 
 const SCHEMAS: Record<string, z.ZodType> = {
   [JOB_NAMES.processAlert]: processAlertSchema,
@@ -232,41 +232,54 @@ export function createJobWorker(handlers: JobHandlers, logger: Logger, maxJobs =
       .warn({ err }, "job failed");
     return { ok: false, error: err };
   };
+  // Lanes take turns: one batch at a time, with a turn of the event loop (I/O: accepts, answers)
+  // before each. A batch is synchronous SQLite work that holds the event loop; eight lanes each
+  // running theirs back to back held it for 8 batches at a time, and accepting starved.
+  let turn = Promise.resolve();
+  const inTurn = <T>(fn: () => Promise<T>): Promise<T> => {
+    const mine = turn.then(() => new Promise<void>((resolve) => setImmediate(resolve))).then(fn);
+    turn = mine.then(
+      () => undefined,
+      () => undefined,
+    );
+    return mine;
+  };
   return {
     maxJobs,
-    async batch(jobs) {
-      const outcomes: JobOutcome[] = [];
-      for (let i = 0; i < jobs.length; ) {
-        const job = jobs[i] as RunningJob;
-        const first = parse(job);
-        if (!first) return [...outcomes, { ok: false, error: new UnrecoverableJobError(`invalid job ${job.name} ${job.id}`) }];
-        if (job.name === JOB_NAMES.processAlert) {
-          const run = [first];
-          for (let next = jobs[i + run.length]; next?.name === JOB_NAMES.processAlert; next = jobs[i + run.length]) {
-            const parsed = parse(next);
-            if (!parsed) break;
-            run.push(parsed);
-          }
-          const { outcomes: done, error } = await handlers
-            .processAlerts(
-              run.map((p) => p.data as ProcessAlertJob),
-              logger,
-            )
-            .catch((err: unknown) => ({ outcomes: [], error: err }));
-          for (const result of done) outcomes.push({ ok: true, result });
-          const failed = run[done.length];
-          if (failed) return [...outcomes, failure(failed, error)];
-          i += run.length;
-          continue;
-        }
-        try {
-          outcomes.push({ ok: true, result: await runOne(handlers, first, logger) });
-        } catch (err) {
-          return [...outcomes, failure(first, err)];
-        }
-        i++;
-      }
-      return outcomes;
-    },
+    batch: (jobs) => inTurn(() => runBatch(jobs)),
   };
+  async function runBatch(jobs: RunningJob[]): Promise<JobOutcome[]> {
+    const outcomes: JobOutcome[] = [];
+    for (let i = 0; i < jobs.length; ) {
+      const job = jobs[i] as RunningJob;
+      const first = parse(job);
+      if (!first) return [...outcomes, { ok: false, error: new UnrecoverableJobError(`invalid job ${job.name} ${job.id}`) }];
+      if (job.name === JOB_NAMES.processAlert) {
+        const run = [first];
+        for (let next = jobs[i + run.length]; next?.name === JOB_NAMES.processAlert; next = jobs[i + run.length]) {
+          const parsed = parse(next);
+          if (!parsed) break;
+          run.push(parsed);
+        }
+        const { outcomes: done, error } = await handlers
+          .processAlerts(
+            run.map((p) => p.data as ProcessAlertJob),
+            logger,
+          )
+          .catch((err: unknown) => ({ outcomes: [], error: err }));
+        for (const result of done) outcomes.push({ ok: true, result });
+        const failed = run[done.length];
+        if (failed) return [...outcomes, failure(failed, error)];
+        i += run.length;
+        continue;
+      }
+      try {
+        outcomes.push({ ok: true, result: await runOne(handlers, first, logger) });
+      } catch (err) {
+        return [...outcomes, failure(first, err)];
+      }
+      i++;
+    }
+    return outcomes;
+  }
 }
