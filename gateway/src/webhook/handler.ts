@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { parse as parseUrl } from "node:url";
 import { AppError, type CallContext } from "@tocsin/core";
 import type { GatewayDeps } from "../deps.js";
 import { createClientAddress } from "../http/client-address.js";
@@ -9,7 +8,7 @@ import { requestIdFrom } from "../middleware/request-id.js";
 import type { CredentialThrottle } from "../protect/credential-throttle.js";
 import { createEndpointCache } from "./endpoint-cache.js";
 import { type IntakeDeps, receive } from "./intake.js";
-import { matchWebhookPath, type WebhookRoute } from "./match.js";
+import { matchWebhookPath, requestPath, type WebhookRoute } from "./match.js";
 import { createThrottleCounter } from "./rate-limit.js";
 import { type Refusal, sendWebhookError } from "./respond.js";
 import { createWebhookLog, WEBHOOK_ROUTE } from "./webhook-log.js";
@@ -72,7 +71,7 @@ export function createWebhookHandler(
   const routes = new Map<string, WebhookRoute>();
   return (req, res) => {
     if (req.method !== "POST") return false;
-    const path = pathOf(req.url ?? "/");
+    const path = requestPath(req.url ?? "/");
     const route = routeOf(routes, path);
     if (!route) return false;
     void handleWebhook(req, res, route, path);
@@ -93,26 +92,4 @@ function routeOf(routes: Map<string, WebhookRoute>, path: string): WebhookRoute 
     routes.set(path, route);
   }
   return route;
-}
-
-/**
- * The path of a request target exactly as express sees it (`parseurl`): the fast case is a target
- * starting with `/` without a character that makes parseurl fall back to `url.parse`.
- */
-function pathOf(url: string): string {
-  if (url.charCodeAt(0) === 0x2f /* / */) {
-    let end = url.length;
-    for (let i = 1; i < url.length; i++) {
-      const c = url.charCodeAt(i);
-      if (c === 0x3f /* ? */) {
-        end = i;
-        break;
-      }
-      if (c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d || c === 0x20 || c === 0x23 || c === 0xa0 || c === 0xfeff) {
-        return parseUrl(url).pathname ?? "";
-      }
-    }
-    return end === url.length ? url : url.slice(0, end);
-  }
-  return parseUrl(url).pathname ?? "";
 }

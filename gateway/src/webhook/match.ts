@@ -1,3 +1,5 @@
+import { parse as parseUrl } from "node:url";
+
 /** Which integration a webhook URL names (PRODUCT.md section 5). */
 export type EndpointKind = "http" | "http_legacy" | "prometheus";
 
@@ -40,4 +42,21 @@ export function matchWebhookPath(path: string): WebhookRoute | null {
   const legacy = LEGACY.exec(path);
   if (legacy) return { fullPath: legacy[1] as string, kind: "http_legacy", identifier: "", valid: true };
   return null;
+}
+
+/**
+ * The path of a request target exactly as express sees it (`parseurl`): the fast case is a target
+ * starting with `/` without a character that makes parseurl fall back to `url.parse`.
+ */
+export function requestPath(url: string): string {
+  if (url.charCodeAt(0) !== 0x2f /* / */) return parseUrl(url).pathname ?? "";
+  let end = url.length;
+  for (let i = 1; i < url.length; i++) {
+    const c = url.charCodeAt(i);
+    if (c === 0x3f /* ? */) end = Math.min(end, i);
+    else if (c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d || c === 0x20 || c === 0x23 || c === 0xa0 || c === 0xfeff) {
+      return parseUrl(url).pathname ?? "";
+    }
+  }
+  return end === url.length ? url : url.slice(0, end);
 }
