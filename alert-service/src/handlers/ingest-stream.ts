@@ -83,20 +83,23 @@ export function ingestStreamHandler(useCases: AlertsUseCases, tracing: Tracing |
         finished = true;
         resolve();
       };
-      const fail = (seq: number, err: unknown) => {
+      // Logged as a unary call's failure would be, under the item's own request id.
+      const fail = (item: alertV1.IngestAlertsItem, err: unknown) => {
         const appErr = toAppError(err);
         if (appErr.code === "INTERNAL" || appErr.code === "UNKNOWN" || appErr.code === "DATA_LOSS")
-          ctx.logger.error({ err: appErr.cause ?? err, itemSeq: seq }, "ingest item failed");
-        answer({ seq, error: toItemError(appErr) });
+          ctx.logger.child({ requestId: item.requestId }).error({ err: appErr.cause ?? err }, "ingest item failed");
+        else
+          ctx.logger.debug({ itemRequestId: item.requestId, code: appErr.code, reason: appErr.reason }, "ingest item rejected");
+        answer({ seq: item.seq, error: toItemError(appErr) });
       };
       const run = (item: alertV1.IngestAlertsItem, now: number) => {
-        if (!item.alert) return fail(item.seq, new AppError("INVALID_ARGUMENT", "ITEM_INVALID", "The item has no alert"));
+        if (!item.alert) return fail(item, new AppError("INVALID_ARGUMENT", "ITEM_INVALID", "The item has no alert"));
         inFlight++;
         const alert = item.alert;
         traceItem(tracing, INGEST_ALERTS, item, contextOf(item, now), (ctx) => useCases.ingest(requestOf(alert), ctx))
           .then(
             (r) => answer({ seq: item.seq, accepted: toIngestResponse(r) }),
-            (err: unknown) => fail(item.seq, err),
+            (err: unknown) => fail(item, err),
           )
           .finally(() => {
             inFlight--;
