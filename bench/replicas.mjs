@@ -14,6 +14,7 @@ import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { createClient } from "@tocsin/grpc";
 import { alertV1 } from "@tocsin/proto";
+import { Redis } from "ioredis";
 import { seed, smoke } from "./alert-seed.mjs";
 import {
   ADMIN_TOKEN,
@@ -100,7 +101,7 @@ async function startReplicas(replicas) {
       await sleep(100);
     }
     const pids = { ...Object.fromEntries(procs.map((p) => [p.name, p.pid])), ferretdb: fdb.pid };
-    return { url, alertAddrs, pids, stop };
+    return { url, alertAddrs, pids, redisUrl: env.REDIS_URL, ferretMetricsUrl: fdb.metricsUrl, stop };
   } catch (err) {
     await stop();
     throw err;
@@ -128,6 +129,36 @@ async function postAll(webhook, from, count, tag) {
   return rejected;
 }
 
+/** Redis commands served so far (INFO commandstats), in all. */
+async function redisCalls(url) {
+  const redis = new Redis(url);
+  try {
+    const text = await redis.info("commandstats");
+    return [...text.matchAll(/calls=(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** FerretDB requests so far by command (its Prometheus counters). */
+async function ferretCalls(metricsUrl) {
+  const text = await (await fetch(metricsUrl)).text();
+  const out = {};
+  for (const m of text.matchAll(/^ferretdb_client_requests_total\{command="([^"]+)"[^}]*\} (\d+)/gm))
+    out[m[1]] = (out[m[1]] ?? 0) + Number(m[2]);
+  return out;
+}
+
+/** Requests per alert by command between two counter readings. */
+function perAlert(before, after, n) {
+  const out = {};
+  for (const [cmd, v] of Object.entries(after)) {
+    const d = v - (before[cmd] ?? 0);
+    if (d > 0 && cmd !== "endSessions") out[cmd] = Math.round((d / n) * 100) / 100;
+  }
+  return out;
+}
+
 /** Jobs processed (and failed) by all replicas together: each answers for itself. */
 async function processed(clients) {
   let sum = 0;
@@ -147,6 +178,7 @@ async function runRound(replicas, round) {
     const s = await seed(sys.url);
     await smoke(sys.url, s);
     const before = await processed(clients);
+    const [redis0, ferret0] = [await redisCalls(sys.redisUrl), await ferretCalls(sys.ferretMetricsUrl)];
     const cpu0 = machineCpu();
     const load0 = loadavg()[0];
     const proc0 = Object.fromEntries(Object.entries(sys.pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
@@ -161,6 +193,7 @@ async function runRound(replicas, round) {
     }
     const seconds = (performance.now() - t0) / 1000;
     const cpu1 = machineCpu();
+    const [redis1, ferret1] = [await redisCalls(sys.redisUrl), await ferretCalls(sys.ferretMetricsUrl)];
     const cpuMsPerAlert = Object.fromEntries(
       Object.entries(sys.pids).map(([name, pid]) => [name, round1(((cpuSeconds(pid) - proc0[name]) * 1000) / Math.max(1, done))]),
     );
@@ -176,6 +209,8 @@ async function runRound(replicas, round) {
       loadavg1: [round1(load0), round1(loadavg()[0])],
       cpuMsPerAlert,
       cpuMsPerAlertTotal: round1(Object.values(cpuMsPerAlert).reduce((a, b) => a + b, 0)),
+      redisCommandsPerAlert: round1((redis1 - redis0) / Math.max(1, done)),
+      ferretRequestsPerAlert: perAlert(ferret0, ferret1, Math.max(1, done)),
     };
     log(JSON.stringify(result));
     return result;

@@ -69,4 +69,15 @@ export class MongoSequences {
     }
     throw new Error(`sequence ${name}: no free block`);
   }
+
+  /**
+   * Moves `name` up to `atLeast` when it is below (numbers taken past it by a process that found
+   * the counter behind: FerretDB's unlocked `$inc` can step it back). A hint on FerretDB, exact on
+   * MongoDB; either way the rows' unique indexes decide.
+   */
+  async raise(name: string, atLeast: number): Promise<void> {
+    await MongoSequences.locks.run(`${this.col.dbName}:${this.col.collectionName}:${name}`, () =>
+      this.col.updateOne({ _id: name, seq: { $lt: atLeast } }, { $set: { seq: atLeast } }),
+    );
+  }
 }

@@ -57,13 +57,15 @@ export class MongoAlertStore implements AlertStore {
     // The id is this process's own (id blocks are claimed), so a retry keeps it (and its signpost).
     const id = reservedId ?? (await this.ids.next());
     const signposted = reservedId !== undefined;
+    const iids = `alerts:${input.projectId}`;
+    let iid = await this.sequences.next(iids);
     let guesses = 0;
     for (let attempt = 0; attempt < INSERT_RETRIES; attempt++) {
       const doc: AlertDoc = {
         _id: String(id),
         id,
         project_id: input.projectId,
-        iid: await this.sequences.next(`alerts:${input.projectId}`),
+        iid,
         integration_id: input.integrationId,
         title: a.title,
         description: a.description ?? "",
@@ -94,11 +96,12 @@ export class MongoAlertStore implements AlertStore {
         // Which unique rule was hit? FerretDB does not say. Cheap reads first (bare `_id`s): an
         // open alert of the fingerprint, through its signpost.
         if (openAs && (await this.openThroughSignpost(openAs, id))) throw openAlertExists();
-        // Then most likely another replica took the iid (FerretDB's `$inc` is not atomic): the
-        // next number, a few times, before the scans.
-        if (++guesses % 4 !== 0) continue;
-        // Rare paths, allowed to scan: a crash left an alert of this op, or an open alert without
-        // its signpost.
+        // Then most likely another replica took the iid (FerretDB's `$inc` is not atomic, and can
+        // even step the counter back): the next number above both the counter and this one.
+        iid = Math.max(iid + 1, await this.sequences.next(iids));
+        if (++guesses % 8 !== 5) continue;
+        // Rare paths, allowed to scan (once in a while): a crash left an alert of this op, or an
+        // open alert without its signpost.
         if (await this.alerts.findOne({ create_op: input.opKey })) throw opApplied();
         const open = openAs ? await this.alerts.findOne({ open_key: openAs }) : null;
         if (open && openAs) {
@@ -108,6 +111,9 @@ export class MongoAlertStore implements AlertStore {
         continue; // the id or iid was taken (another process): again
       }
       if (openAs && !signposted) await this.signposts.point(openAs, id);
+      // The counter was behind the iids taken: move it past them, so that the next alert does not
+      // walk through them again.
+      if (guesses > 0) await this.sequences.raise(iids, iid);
       return toAlert(doc);
     }
     throw new Error("could not allocate an alert iid");
