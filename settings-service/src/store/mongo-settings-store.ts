@@ -1,154 +1,174 @@
+import { setTimeout as delay } from "node:timers/promises";
+import { KeyedLock, randomHex, unavailable } from "@tocsin/core";
 import { isDuplicateKey } from "@tocsin/store";
-import { type AnyBulkWriteOperation, type Collection, type Db, MongoClient } from "mongodb";
-import type { EventName, EventsChange, Level } from "../domain/events.js";
+import { type Collection, type Db, MongoClient } from "mongodb";
+import type { EventsChange, Level } from "../domain/events.js";
 import type { SettingChange, SettingKey, SettingsStore, SourceType, StoredSetting } from "../domain/ports.js";
 
-/**
- * One field of one setting: `created` (its creation: the default level and when), `level`,
- * `email` or `event:<name>`. `_id` is `<user>:<source type>:<source id>:<field>`.
- */
-interface FieldDoc {
-  _id: string;
-  userId: number;
-  sourceType: SourceType;
-  sourceId: number;
-  field: string;
-  value: string | boolean;
-  at: Date;
-}
-
-/** The layout before settings were split into fields: one document per setting. */
-interface LegacyDoc {
+interface SettingDoc {
   userId: number;
   sourceType: SourceType;
   sourceId: number;
   level: Level;
   notificationEmail?: string;
-  events?: EventsChange;
+  events: EventsChange;
   createdAt: Date;
   updatedAt: Date;
 }
 
-const COLLECTION = "notification_setting_fields";
-const LEGACY_COLLECTION = "notification_settings";
-const EVENT = "event:";
-
-const settingId = (key: SettingKey) => `${key.userId}:${key.sourceType}:${key.sourceId}`;
-const keyOf = (key: SettingKey): SettingKey => ({ userId: key.userId, sourceType: key.sourceType, sourceId: key.sourceId });
-
-/** The field documents a change writes (every field it sets, nothing else). */
-function fieldsOf(change: Pick<SettingChange, "level" | "notificationEmail" | "events">): Array<[string, string | boolean]> {
-  const fields: Array<[string, string | boolean]> = [];
-  if (change.level !== undefined) fields.push(["level", change.level]);
-  if (change.notificationEmail !== undefined) fields.push(["email", change.notificationEmail]);
-  for (const [name, value] of Object.entries(change.events)) if (value !== undefined) fields.push([`${EVENT}${name}`, value]);
-  return fields;
+/** A write in progress on one setting, by one process (`_id`: `<user>:<source type>:<source id>`). */
+interface LockDoc {
+  _id: string;
+  owner: string;
+  expiresAt: Date;
 }
 
-/** Folds the field documents of settings into settings (those without a `created` document do not exist yet). */
-function fold(docs: readonly FieldDoc[]): StoredSetting[] {
-  const byId = new Map<string, { created?: FieldDoc; fields: FieldDoc[] }>();
-  for (const doc of docs) {
-    const id = doc._id.slice(0, doc._id.length - doc.field.length - 1);
-    const entry = byId.get(id) ?? { fields: [] };
-    if (doc.field === "created") entry.created = doc;
-    else entry.fields.push(doc);
-    byId.set(id, entry);
-  }
-  const settings: StoredSetting[] = [];
-  for (const { created, fields } of byId.values()) {
-    if (!created) continue;
-    const setting: StoredSetting = {
-      userId: created.userId,
-      sourceType: created.sourceType,
-      sourceId: created.sourceId,
-      level: created.value as Level,
-      notificationEmail: undefined,
-      events: {},
-      createdAt: created.at,
-      updatedAt: created.at,
-    };
-    for (const doc of fields) {
-      if (doc.field === "level") setting.level = doc.value as Level;
-      else if (doc.field === "email") setting.notificationEmail = doc.value as string;
-      else setting.events[doc.field.slice(EVENT.length) as EventName] = doc.value as boolean;
-      if (doc.at > setting.updatedAt) setting.updatedAt = doc.at;
-    }
-    settings.push(setting);
-  }
-  return settings;
+const COLLECTION = "notification_settings";
+const LOCKS = "notification_setting_locks";
+/** A lock older than this is taken to belong to a process that died while writing. */
+const LEASE_MS = 30_000;
+/** How long a write waits for another process's write of the same setting. */
+const WAIT_MS = 4_000;
+
+function fromDoc(doc: SettingDoc): StoredSetting {
+  return {
+    userId: doc.userId,
+    sourceType: doc.sourceType,
+    sourceId: doc.sourceId,
+    level: doc.level,
+    notificationEmail: doc.notificationEmail ?? undefined,
+    events: doc.events ?? {},
+    createdAt: doc.createdAt,
+    updatedAt: doc.updatedAt,
+  };
 }
 
 /**
- * SettingsStore on MongoDB (or FerretDB), safe with several settings-service replicas: every
- * field of a setting is its own document (`created`, `level`, `email`, `event:<name>`), so two
- * writes of different fields never touch one document, and a write of one field replaces that
- * field's document whole (last writer wins). Nothing relies on an update operator being atomic
- * (FerretDB 1.x's are not, on SQLite or PostgreSQL) or on an in-process lock: a setting comes into
- * existence by inserting its `created` document under its unique `_id`, which exactly one of
- * racing inserts wins on every MongoDB-protocol server. `updatedAt` is the time of the latest
- * field written.
+ * SettingsStore on MongoDB (or FerretDB): one document per (user, source), unique index.
+ *
+ * Several settings-service replicas may write one setting at once. MongoDB's update operators
+ * are atomic; FerretDB 1.x's are not (an update rewrites the whole document from an unlocked
+ * read, on SQLite and PostgreSQL alike, so a concurrent write of another field is lost), and
+ * neither is a conditional update there. What every MongoDB-protocol server does atomically is
+ * an insert under a unique `_id`, so a write holds the setting's lock document in
+ * `notification_setting_locks` (inserted by exactly one writer; deleted when the write is done)
+ * around its read-modify-write. Writes of one process queue in memory first (KeyedLock), so
+ * only writers in different processes wait on each other. A lock left by a process that died
+ * mid-write is broken after LEASE_MS, by the one waiter that inserts the break ticket for it.
+ * The lock collection holds only writes in progress, so its inserts and deletes stay cheap
+ * on FerretDB, where every delete reads its whole collection.
  */
 export class MongoSettingsStore implements SettingsStore {
+  private readonly lock = new KeyedLock();
+
   private constructor(
     private readonly client: MongoClient | undefined,
     private readonly db: Db,
-    private readonly fields: Collection<FieldDoc>,
+    private readonly settings: Collection<SettingDoc>,
+    private readonly locks: Collection<LockDoc>,
   ) {}
 
-  /** Connects (when given a URL), creates the index and moves settings stored in the old layout. */
+  /** Connects (when given a URL) and creates the indexes. */
   static async open(urlOrDb: string | Db, dbName?: string): Promise<MongoSettingsStore> {
     const client =
       typeof urlOrDb === "string" ? await new MongoClient(urlOrDb, { serverSelectionTimeoutMS: 5000 }).connect() : undefined;
     const db = client ? client.db(dbName) : (urlOrDb as Db);
-    const fields = db.collection<FieldDoc>(COLLECTION);
-    await fields.createIndex({ userId: 1, sourceType: 1, sourceId: 1 }, { name: "setting" });
-    const store = new MongoSettingsStore(client, db, fields);
-    await store.migrateLegacy();
-    return store;
+    const settings = db.collection<SettingDoc>(COLLECTION);
+    await settings.createIndex({ userId: 1, sourceType: 1, sourceId: 1 }, { unique: true, name: "user_source_unique" });
+    await settings.createIndex({ sourceType: 1, sourceId: 1 }, { name: "source" });
+    return new MongoSettingsStore(client, db, settings, db.collection<LockDoc>(LOCKS));
   }
 
   async get(key: SettingKey): Promise<StoredSetting | undefined> {
-    return fold(await this.fields.find(keyOf(key)).toArray())[0];
+    const doc = await this.settings.findOne(key, { projection: { _id: 0 } });
+    return doc ? fromDoc(doc) : undefined;
   }
 
-  async apply(key: SettingKey, change: SettingChange): Promise<StoredSetting> {
-    await this.create(key, change.defaultLevel, change.at);
-    const ops: AnyBulkWriteOperation<FieldDoc>[] = fieldsOf(change).map(([field, value]) => ({
-      updateOne: {
-        filter: { _id: `${settingId(key)}:${field}` },
-        update: { $set: { ...keyOf(key), field, value, at: change.at } },
-        upsert: true,
-      },
-    }));
-    // Racing first writes of one field may both insert: the unique _id rejects one, and the
-    // retry updates the document the other inserted.
-    for (let attempt = 0; ops.length; attempt++) {
+  apply(key: SettingKey, change: SettingChange): Promise<StoredSetting> {
+    const id = `${key.userId}:${key.sourceType}:${key.sourceId}`;
+    return this.lock.run(id, () => this.acrossProcesses(id, () => this.upsert(key, change)));
+  }
+
+  /** Runs `write` holding the setting's lock document, which one writer of all processes holds at a time. */
+  private async acrossProcesses<T>(id: string, write: () => Promise<T>): Promise<T> {
+    const owner = randomHex(8);
+    const giveUpAt = Date.now() + WAIT_MS;
+    for (let attempt = 0; ; attempt++) {
       try {
-        await this.fields.bulkWrite(ops, { ordered: false });
+        await this.locks.insertOne({ _id: id, owner, expiresAt: new Date(Date.now() + LEASE_MS) });
         break;
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+      }
+      const held = await this.locks.findOne({ _id: id });
+      if (held && held.expiresAt.getTime() < Date.now()) await this.breakLock(held);
+      else if (Date.now() > giveUpAt) throw unavailable("SETTING_BUSY", "the notification setting is being changed; try again");
+      else await delay(Math.min(2 + attempt * 2, 25) * (0.5 + Math.random()));
+    }
+    try {
+      return await write();
+    } finally {
+      await this.locks.deleteOne({ _id: id, owner }).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Removes a lock whose writer is presumed dead. Of all the waiters that saw it expired, only the
+   * one that inserts its break ticket (unique per lock owner) deletes it, so no waiter can delete
+   * a lock taken anew in the meantime.
+   */
+  private async breakLock(held: LockDoc): Promise<void> {
+    try {
+      await this.locks.insertOne({ _id: `${held._id}#broken:${held.owner}`, owner: "", expiresAt: held.expiresAt });
+    } catch (err) {
+      if (isDuplicateKey(err)) return;
+      throw err;
+    }
+    await this.locks.deleteOne({ _id: held._id, owner: held.owner });
+  }
+
+  private async upsert(key: SettingKey, change: SettingChange): Promise<StoredSetting> {
+    const set: Record<string, unknown> = { updatedAt: change.at };
+    const onInsert: Record<string, unknown> = { createdAt: change.at };
+    if (change.level !== undefined) set.level = change.level;
+    else onInsert.level = change.defaultLevel;
+    if (change.notificationEmail !== undefined) set.notificationEmail = change.notificationEmail;
+    const eventNames = Object.keys(change.events) as Array<keyof EventsChange>;
+    for (const name of eventNames) set[`events.${name}`] = change.events[name];
+    if (eventNames.length === 0) onInsert.events = {};
+    // Two concurrent first writes may both try to insert; the unique index rejects one, and
+    // its retry finds the document and updates it.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const doc = await this.settings.findOneAndUpdate(
+          key,
+          { $set: set, $setOnInsert: onInsert },
+          { upsert: true, returnDocument: "after" },
+        );
+        if (!doc) throw new Error("upsert returned no document");
+        return fromDoc(doc);
       } catch (err) {
         if (!isDuplicateKey(err) || attempt >= 3) throw err;
       }
     }
-    const stored = await this.get(key);
-    if (!stored) throw new Error("setting vanished after its write");
-    return stored;
   }
 
   async listForUsers(userIds: readonly number[], projectId: number, groupIds: readonly number[]): Promise<StoredSetting[]> {
     if (userIds.length === 0) return [];
-    const docs = await this.fields
-      .find({
-        userId: { $in: [...userIds] },
-        $or: [
-          { sourceType: "global", sourceId: 0 },
-          { sourceType: "project", sourceId: projectId },
-          { sourceType: "group", sourceId: { $in: [...groupIds] } },
-        ],
-      })
+    const docs = await this.settings
+      .find(
+        {
+          userId: { $in: [...userIds] },
+          $or: [
+            { sourceType: "global", sourceId: 0 },
+            { sourceType: "project", sourceId: projectId },
+            { sourceType: "group", sourceId: { $in: [...groupIds] } },
+          ],
+        },
+        { projection: { _id: 0 } },
+      )
       .toArray();
-    return fold(docs);
+    return docs.map(fromDoc);
   }
 
   async ping(): Promise<void> {
@@ -157,40 +177,5 @@ export class MongoSettingsStore implements SettingsStore {
 
   async close(): Promise<void> {
     await this.client?.close();
-  }
-
-  /** Inserts the setting's `created` document unless it exists (exactly one racing insert wins). */
-  private async create(key: SettingKey, level: Level, at: Date): Promise<void> {
-    try {
-      await this.fields.insertOne({ _id: `${settingId(key)}:created`, ...keyOf(key), field: "created", value: level, at });
-    } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
-    }
-  }
-
-  /**
-   * Settings stored one document per setting (before the split) become field documents; a field
-   * already written in the new layout is newer and kept. Idempotent, so replicas starting
-   * together may both run it.
-   */
-  private async migrateLegacy(): Promise<void> {
-    const legacy = this.db.collection<LegacyDoc>(LEGACY_COLLECTION);
-    for (const doc of await legacy.find({}).toArray()) {
-      const key: SettingKey = { userId: doc.userId, sourceType: doc.sourceType, sourceId: doc.sourceId };
-      await this.create(key, doc.level, doc.createdAt);
-      const fields = fieldsOf({
-        level: doc.level,
-        notificationEmail: doc.notificationEmail ?? undefined,
-        events: doc.events ?? {},
-      });
-      for (const [field, value] of fields) {
-        try {
-          await this.fields.insertOne({ _id: `${settingId(key)}:${field}`, ...key, field, value, at: doc.updatedAt });
-        } catch (err) {
-          if (!isDuplicateKey(err)) throw err;
-        }
-      }
-      await legacy.deleteOne({ _id: doc._id });
-    }
   }
 }
