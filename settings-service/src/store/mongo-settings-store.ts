@@ -27,8 +27,8 @@ const COLLECTION = "notification_settings";
 const LOCKS = "notification_setting_locks";
 /** A lock older than this is taken to belong to a process that died while writing. */
 const LEASE_MS = 30_000;
-/** How long a write waits for another process's write of the same setting. */
-const WAIT_MS = 4_000;
+/** How long a write waits for other processes' writes of the same setting (it may outlast the caller's deadline; the write then still lands). */
+const WAIT_MS = 10_000;
 
 function fromDoc(doc: SettingDoc): StoredSetting {
   return {
