@@ -27,6 +27,8 @@ export interface IngestBatcherOptions {
 }
 
 const INGEST_ALERTS = alertV1.AlertServiceService.ingestAlerts.path;
+/** How long calls stay unary after alert-service answered that it has no IngestAlerts (an older version). */
+const UNARY_FALLBACK_MS = 60_000;
 
 function answerOf(result: alertV1.IngestAlertsResult): alertV1.IngestAlertResponse | AppError {
   if (result.accepted) return result.accepted;
@@ -39,7 +41,9 @@ function answerOf(result: alertV1.IngestAlertsResult): alertV1.IngestAlertRespon
  * one event-loop turn travel as one message, and each call settles from its own result (the
  * answer, or the AppError the unary call would have thrown). A broken stream fails its calls
  * with UNAVAILABLE (the webhook answers 503, as for the unary call) and the next call opens a new
- * stream, on a healthy replica when the address names several.
+ * stream, on a healthy replica when the address names several. An alert-service without the
+ * stream (an older version, during a rolling upgrade) answers UNIMPLEMENTED: the call is made
+ * unary instead, and so are the calls of the next minute.
  */
 export function createIngestBatcher(alert: AlertClient, options: IngestBatcherOptions): IngestBatcher {
   const stream = createBatchStream<alertV1.IngestAlertsItem, alertV1.IngestAlertsResult, alertV1.IngestAlertResponse>({
@@ -49,16 +53,23 @@ export function createIngestBatcher(alert: AlertClient, options: IngestBatcherOp
     streams: options.streams,
     ...(options.maxBatch ? { maxBatch: options.maxBatch } : {}),
   });
+  let unaryUntil = 0;
   return {
     ingestAlert(request: alertV1.IngestAlertRequest, ctx: CallContext, opts?: { timeoutMs?: number }) {
+      if (unaryUntil > Date.now()) return alert.ingestAlert(request, ctx, opts);
       const own = opts?.timeoutMs ?? options.timeoutMs;
       const timeoutMs = Math.max(1, ctx.deadlineMs ? Math.min(own, ctx.deadlineMs - Date.now()) : own);
+      const deadline = Date.now() + timeoutMs;
       return traceItemCall(options.tracing, INGEST_ALERTS, ctx, (trace) =>
         stream.call(
           { requestId: ctx.requestId, userId: ctx.principal?.userId ?? 0, timeoutMs, alert: request, ...trace },
           timeoutMs,
         ),
-      );
+      ).catch((err: unknown) => {
+        if (!(err instanceof AppError) || err.code !== "UNIMPLEMENTED") throw err;
+        unaryUntil = Date.now() + UNARY_FALLBACK_MS;
+        return alert.ingestAlert(request, ctx, { timeoutMs: Math.max(1, deadline - Date.now()) });
+      });
     },
     inFlight: () => stream.inFlight(),
     close: () => stream.close(),

@@ -30,7 +30,8 @@ export interface BatchStreamOptions<I extends Sequenced, R extends Sequenced, T>
 export interface BatchStream<I extends Sequenced, T> {
   /**
    * Sends `item` in the next micro-batch (its `seq` is set here) and settles from its result.
-   * Never hangs: a broken or ended stream fails it with UNAVAILABLE, and no result within
+   * Never hangs: a broken or ended stream fails it with UNAVAILABLE (UNIMPLEMENTED when the
+   * server has no such method, so nothing ran), and no result within
    * `timeoutMs` fails it with DEADLINE_EXCEEDED's AppError (as a unary call's deadline would).
    */
   call(item: Omit<I, "seq">, timeoutMs: number): Promise<T>;
@@ -145,8 +146,11 @@ export function createBatchStream<I extends Sequenced, R extends Sequenced, T>(
         for (const waiting of unanswered) resend(waiting, unavailable("the stream ended with items in flight"));
         return;
       }
+      const err = fromGrpcError(Object.assign(new Error(status.details), status), options.target);
+      // A server without the method ran nothing: UNIMPLEMENTED lets the caller use another way.
+      if (err.code === "UNIMPLEMENTED") return finish(conn, err);
       // A transport failure or a stream-level error: the items' fate is unknown, so they fail.
-      finish(conn, unavailable(fromGrpcError(Object.assign(new Error(status.details), status), options.target).message));
+      finish(conn, unavailable(err.message));
     });
     return conn;
   }
