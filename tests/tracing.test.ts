@@ -285,6 +285,39 @@ describe.each(backends)("tracing on, exported to an OTLP/HTTP receiver (%s)", (_
     ]);
   });
 
+  it("joins a caller's traceparent, marks failures by their codes, and leaves probes untraced", async () => {
+    expect((await fetch(`${sys.url}/-/readiness`)).status).toBe(200);
+    const callerTrace = "4bf92f3577b34da6a3ce929d0e0e4736";
+    const callerSpan = "00f067aa0ba902b7";
+    const res = await api(sys.url, seeded.owner.token).get("/api/v4/projects/999999/alert_management/alerts", {
+      traceparent: `00-${callerTrace}-${callerSpan}-01`,
+    });
+    expect(res.status).toBe(404);
+    const root = await until(() =>
+      receiver.spans.find((s) => s.service === "gateway" && s.kind === SERVER && s.traceId === callerTrace),
+    );
+    expect(root).toMatchObject({ parentSpanId: callerSpan, name: "GET /api/v4/projects/:id/alert_management/alerts" });
+    // A 4xx is the caller's fault: not an error of the server span (status code unset).
+    expect(root.attributes["http.response.status_code"]).toBe(404);
+    expect(root.statusCode).toBe(0);
+    const list = "alert.v1.AlertService/ListAlerts";
+    const client = await waitForChild(() => root, list);
+    const server = await waitForChild(() => client, list);
+    // NOT_FOUND (5): an error on the client side, not a fault of the server.
+    expect(client).toMatchObject({
+      kind: CLIENT,
+      statusCode: 2,
+      attributes: expect.objectContaining({ "rpc.grpc.status_code": 5 }),
+    });
+    expect(server).toMatchObject({
+      kind: SERVER,
+      statusCode: 0,
+      attributes: expect.objectContaining({ "rpc.grpc.status_code": 5 }),
+    });
+    // The probe ended before the request above, so it would have been exported by now.
+    expect(receiver.spans.filter((s) => s.attributes["url.path"] === "/-/readiness")).toEqual([]);
+  });
+
   it("follows a REST call through its gRPC calls, and exports no secret", async () => {
     const route = "/api/v4/projects/:id/notification_settings";
     const res = await api(sys.url, seeded.owner.token).put(`/api/v4/projects/${seeded.project.id}/notification_settings`, {

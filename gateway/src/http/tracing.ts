@@ -47,10 +47,16 @@ export function startRequestSpan(tracing: Tracing, req: IncomingMessage, res: Se
   return span.parent;
 }
 
-/** Express: a server span for every request (route: the matched pattern), in res.locals.trace for the call contexts. */
+/** Probes and scrapes: polled every few seconds by machines, they would bury the traces of requests. */
+const UNTRACED_PATHS = new Set(["/-/health", "/-/readiness", "/metrics"]);
+
+/**
+ * Express: a server span for every request but probes and scrapes (route: the matched pattern),
+ * in res.locals.trace for the call contexts.
+ */
 export function traceRequests(tracing: Tracing) {
   return (req: Request, res: Response, next: NextFunction) => {
-    res.locals.trace = startRequestSpan(tracing, req, res, () => routeLabel(req));
+    if (!UNTRACED_PATHS.has(req.path)) res.locals.trace = startRequestSpan(tracing, req, res, () => routeLabel(req));
     next();
   };
 }
