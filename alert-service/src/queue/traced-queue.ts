@@ -38,9 +38,12 @@ export function tracedQueue(queue: JobQueue, tracing: Tracing | undefined, names
     "tocsin.job.name": job.name,
   });
   const produce = (job: QueuedJob): { span: Span; job: QueuedJob } => {
+    const requestId = requestIdOf(job.data);
+    const parent = requestId === undefined ? undefined : tracing.requestSpan(requestId);
     const span = tracing.startSpan(`send ${names.destination}`, {
       kind: "producer",
       attributes: { ...attributes(job, "send"), "messaging.destination.partition.id": String(job.lane) },
+      ...(parent ? { parent } : {}),
     });
     const data = isRecord(job.data) ? { ...job.data, [TRACE_KEY]: span.carrier() } : job.data;
     return { span, job: { ...job, data } };
@@ -64,8 +67,10 @@ export function tracedQueue(queue: JobQueue, tracing: Tracing | undefined, names
   };
   /**
    * One consumer span per job of a batch, each ending with its job's outcome; the batch runs with
-   * the first job's span current. A job the batch did not reach (after a failure) ends marked
-   * `tocsin.job.deferred`: it runs again in a later batch, under a span of its own.
+   * the first job's span current, and each job's span found by its request id (`runBatch`), so
+   * that what a job calls or enqueues for its own request joins that request's trace. A job the
+   * batch did not reach (after a failure) ends marked `tocsin.job.deferred`: it runs again in a
+   * later batch, under a span of its own.
    */
   const consume = (run: JobRunner | BatchWorker): BatchWorker => {
     const worker = asBatchWorker(run);
@@ -73,9 +78,11 @@ export function tracedQueue(queue: JobQueue, tracing: Tracing | undefined, names
       maxJobs: worker.maxJobs,
       async batch(jobs) {
         const spans = jobs.map(startConsumer);
+        for (const span of spans) span.setAttributes({ "messaging.batch.message_count": jobs.length });
+        const batch = jobs.map((job, i) => ({ requestId: requestIdOf(job.data), span: spans[i] as Span }));
         let outcomes: JobOutcome[];
         try {
-          outcomes = await tracing.run(spans[0] as Span, () => worker.batch(jobs));
+          outcomes = await tracing.runBatch(batch, () => worker.batch(jobs));
         } catch (error) {
           outcomes = [{ ok: false, error }];
         }
@@ -106,6 +113,11 @@ export function tracedQueue(queue: JobQueue, tracing: Tracing | undefined, names
     healthy: () => queue.healthy(),
     close: () => queue.close(),
   };
+}
+
+/** The request a job works for (every Tocsin job's data has `requestId`). */
+function requestIdOf(data: unknown): string | undefined {
+  return isRecord(data) && typeof data.requestId === "string" ? data.requestId : undefined;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -100,7 +100,9 @@ export function createClient<D extends ServiceDef>(
   const call = async (name: string, req: unknown, ctx: CallContext, opts?: CallOpts) => {
     const deadline = deadlineFor(ctx, opts);
     const attempts = IDEMPOTENT_READ.test(name) ? retries + 1 : 1;
-    const span = tracing ? startClientSpan(tracing, (definition[name] as D[string]).path, ctx.trace) : undefined;
+    const span = tracing
+      ? startClientSpan(tracing, (definition[name] as D[string]).path, ctx.trace ?? tracing.requestSpan(ctx.requestId))
+      : undefined;
     let last: ServiceError | undefined;
     for (let i = 0; i < attempts; i++) {
       try {

@@ -27,7 +27,11 @@ function rpcOf(path: string) {
   };
 }
 
-/** The client span of one call (retries included); its context goes out as W3C `traceparent` metadata. */
+/**
+ * The client span of one call (retries included); its context goes out as W3C `traceparent`
+ * metadata. Its parent: the caller's span (`ctx.trace`), else the span bound to its request id
+ * (a job of a batch), else the current span.
+ */
 export function startClientSpan(tracing: Tracing, path: string, parent: TraceParent | undefined): Span {
   const { name, attributes } = rpcOf(path);
   return tracing.startSpan(name, { kind: "client", attributes, ...(parent ? { parent } : {}) });
@@ -78,7 +82,7 @@ export function traceItemCall<T>(
 }
 
 async function tracedItemCall<T>(tracing: Tracing, path: string, ctx: CallContext, send: (trace: ItemTrace) => Promise<T>) {
-  const span = startClientSpan(tracing, path, ctx.trace);
+  const span = startClientSpan(tracing, path, ctx.trace ?? tracing.requestSpan(ctx.requestId));
   const carrier = span.carrier();
   try {
     const result = await send(carrier);

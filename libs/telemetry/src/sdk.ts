@@ -34,8 +34,11 @@ const KINDS: Record<SpanKind, OtelSpanKind> = {
   internal: OtelSpanKind.INTERNAL,
 };
 
-/** The current span of an async context; one per process, shared by the services it hosts (tests). */
-const currentSpan = new AsyncLocalStorage<TraceParent>();
+/**
+ * The current span of an async context (and, in a batch of jobs, each job's span by request id);
+ * one per process, shared by the services it hosts (tests).
+ */
+const currentSpan = new AsyncLocalStorage<{ span: TraceParent; requests?: Map<string, TraceParent> }>();
 
 function samplerOf(config: TracingConfig): Sampler {
   const ratio = new TraceIdRatioBasedSampler(config.samplerRatio);
@@ -106,18 +109,29 @@ export function createTracing(config: TracingConfig): Tracing {
     ],
   });
   const tracer = provider.getTracer("tocsin");
+  const byRequest = new Map<string, TraceParent[]>();
   let stopping: Promise<void> | undefined;
   return {
     startSpan(name, { kind, attributes, parent }) {
-      const from = parent === undefined ? currentSpan.getStore() : parent;
+      const from = parent === undefined ? currentSpan.getStore()?.span : parent;
       const context = from ? trace.setSpanContext(ROOT_CONTEXT, toSpanContext(from)) : ROOT_CONTEXT;
       return wrap(tracer.startSpan(name, { kind: KINDS[kind], ...(attributes ? { attributes } : {}) }, context));
     },
     run(span, fn) {
-      return currentSpan.run(span.parent, fn);
+      return currentSpan.run({ span: span.parent }, fn);
+    },
+    runBatch(jobs, fn) {
+      const requests = new Map<string, TraceParent>();
+      for (const job of jobs)
+        if (job.requestId !== undefined && !requests.has(job.requestId)) requests.set(job.requestId, job.span.parent);
+      const first = jobs[0];
+      return first ? currentSpan.run({ span: first.span.parent, requests }, fn) : fn();
     },
     current() {
-      return currentSpan.getStore();
+      return currentSpan.getStore()?.span;
+    },
+    requestSpan(requestId) {
+      return currentSpan.getStore()?.requests?.get(requestId);
     },
     extract(carrier) {
       if (typeof carrier?.traceparent !== "string") return undefined;

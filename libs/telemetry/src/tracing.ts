@@ -39,6 +39,14 @@ export interface Tracing {
   run<T>(span: Span, fn: () => T): T;
   /** The current span of this async context, if any. */
   current(): TraceParent | undefined;
+  /**
+   * Runs a batch of jobs (one async context for all of them): the first job's span is current,
+   * and `requestSpan(id)` answers each job's span by its request id, so that what a job calls or
+   * enqueues for its own request joins that request's trace.
+   */
+  runBatch<T>(jobs: Array<{ requestId: string | undefined; span: Span }>, fn: () => T): T;
+  /** Inside `runBatch`: the span of the batch's job for `requestId`, if any. */
+  requestSpan(requestId: string): TraceParent | undefined;
   /** Reads a W3C carrier (invalid or absent → undefined, the span starts a new trace). */
   extract(carrier: { traceparent?: unknown; tracestate?: unknown } | undefined): TraceParent | undefined;
   /** Exports what is buffered and stops; idempotent. */
