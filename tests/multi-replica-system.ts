@@ -5,12 +5,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Backend, freePort, startMongo, until, waitForPort } from "@tocsin/testing";
+import { Redis } from "ioredis";
 
 /**
  * Eight processes: two replicas of each service, each a child process running its build
  * (`<service>/dist/main.js`), on free loopback ports, every one pointed at both replicas of the
  * others (comma-separated address lists), all sharing one Redis (this run's own key prefixes)
- * and one FerretDB (SQLite backend) started for the suite and removed with it.
+ * and one FerretDB (SQLite backend) started for the suite and removed with it. Its Redis keys
+ * and channels start with `tocsin-mr-<run>`; the keys are deleted at the end.
  */
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -76,10 +78,23 @@ export async function startReplicaSystem(redisUrl: string): Promise<ReplicaSyste
   const dir = mkdtempSync(join(tmpdir(), "tocsin-multi-replica-"));
   const procs = new Map<string, Proc>();
   let mongo: Backend | undefined;
+  const prefix = `tocsin-mr-${run}`;
   const stop = async () => {
     await Promise.all([...procs.values()].map((p) => terminate(p, "SIGTERM", 8_000)));
     await mongo?.stop();
     rmSync(dir, { recursive: true, force: true });
+    // This run's keys only (queues, rate limits): the Redis is shared.
+    const redis = new Redis(redisUrl);
+    try {
+      for (let cursor = "0"; ; ) {
+        const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
+        if (keys.length) await redis.del(...keys);
+        cursor = next;
+        if (cursor === "0") break;
+      }
+    } finally {
+      redis.disconnect();
+    }
   };
   try {
     mongo = await startMongo(root);
@@ -100,17 +115,17 @@ export async function startReplicaSystem(redisUrl: string): Promise<ReplicaSyste
     };
     for (const name of ["MONGO_DB", "EXTERNAL_URL", "ADMIN_PASSWORD", "QUEUE_PREFIX", "PORT", "LISTEN_ADDR"]) delete base[name];
     const perService: Record<Service, (i: 0 | 1) => Record<string, string>> = {
-      "auth-service": (i) => ({ LISTEN_ADDR: `127.0.0.1:${ports.auth[i]}`, MONGO_DB: `mr_${run}_auth` }),
+      "auth-service": (i) => ({ LISTEN_ADDR: `127.0.0.1:${ports.auth[i]}`, MONGO_DB: `mr_${run}_auth`, EVENTS_PREFIX: prefix }),
       "settings-service": (i) => ({ LISTEN_ADDR: `127.0.0.1:${ports.settings[i]}`, MONGO_DB: `mr_${run}_settings` }),
       "alert-service": (i) => ({
         LISTEN_ADDR: `127.0.0.1:${ports.alert[i]}`,
         MONGO_DB: `mr_${run}_alert`,
-        QUEUE_PREFIX: `tocsin-mr-${run}`,
+        QUEUE_PREFIX: prefix,
       }),
       gateway: (i) => ({
         PORT: String(ports.gateway[i]),
         EXTERNAL_URL: `http://127.0.0.1:${ports.gateway[0]}`,
-        RATE_LIMIT_PREFIX: `tocsin-mr-${run}:limits`,
+        RATE_LIMIT_PREFIX: `${prefix}:limits`,
       }),
     };
     const listen: Record<Service, readonly number[]> = {
