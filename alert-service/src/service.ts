@@ -259,7 +259,9 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
     useCases,
     stores,
     async start() {
-      const worker = createJobWorker(useCases.jobs, opts.logger.child({ component: "alert-worker" }));
+      const worker = createJobWorker(useCases.jobs, opts.logger.child({ component: "alert-worker" }), {
+        takeTurns: opts.sqlite !== undefined,
+      });
       await queue.start(worker);
       await timers.start(createTimerRunner(queue));
       housekeeping = setInterval(purge, 10 * 60_000);

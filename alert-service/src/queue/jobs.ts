@@ -223,7 +223,11 @@ async function runOne(handlers: JobHandlers, { job, data }: Parsed, logger: Logg
  * jobs of a batch together. Invalid data and INVALID_ARGUMENT / NOT_FOUND errors are
  * unrecoverable; everything else retries (logged with the request id and job id).
  */
-export function createJobWorker(handlers: JobHandlers, logger: Logger, maxJobs = JOB_BATCH): BatchWorker {
+export function createJobWorker(
+  handlers: JobHandlers,
+  logger: Logger,
+  { takeTurns, maxJobs = JOB_BATCH }: { takeTurns: boolean; maxJobs?: number },
+): BatchWorker {
   const failure = ({ job, data }: Parsed, err: unknown): JobOutcome => {
     if (AppError.is(err) && (err.code === "INVALID_ARGUMENT" || err.code === "NOT_FOUND"))
       return { ok: false, error: new UnrecoverableJobError(err.message, { cause: err }) };
@@ -232,9 +236,10 @@ export function createJobWorker(handlers: JobHandlers, logger: Logger, maxJobs =
       .warn({ err }, "job failed");
     return { ok: false, error: err };
   };
-  // Lanes take turns: one batch at a time, with a turn of the event loop (I/O: accepts, answers)
-  // before each. A batch is synchronous SQLite work that holds the event loop; eight lanes each
-  // running theirs back to back held it for 8 batches at a time, and accepting starved.
+  // takeTurns (the synchronous SQLite stores): lanes take turns, one batch at a time, with a turn
+  // of the event loop (I/O: accepts, answers) before each. Such a batch holds the event loop; eight
+  // lanes running theirs back to back held it for 8 batches at a time, and accepting starved. With
+  // MongoDB a batch mostly waits for the server, and the lanes run side by side.
   let turn = Promise.resolve();
   const inTurn = <T>(fn: () => Promise<T>): Promise<T> => {
     const mine = turn.then(() => new Promise<void>((resolve) => setImmediate(resolve))).then(fn);
@@ -246,7 +251,7 @@ export function createJobWorker(handlers: JobHandlers, logger: Logger, maxJobs =
   };
   return {
     maxJobs,
-    batch: (jobs) => inTurn(() => runBatch(jobs)),
+    batch: (jobs) => (takeTurns ? inTurn(() => runBatch(jobs)) : runBatch(jobs)),
   };
   async function runBatch(jobs: RunningJob[]): Promise<JobOutcome[]> {
     const outcomes: JobOutcome[] = [];
