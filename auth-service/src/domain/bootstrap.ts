@@ -1,3 +1,4 @@
+import { setTimeout as delay } from "node:timers/promises";
 import { AppError, type Clock, type Logger } from "@tocsin/core";
 import { hashPassword, verifyPassword } from "./passwords.js";
 import type { AuthStore } from "./ports.js";
@@ -7,6 +8,9 @@ import type { UserRecord } from "./types.js";
 const ROOT_USERNAME = "root";
 const ROOT_EMAIL = "admin@example.com";
 const BOOTSTRAP_TOKEN_NAME = "bootstrap";
+/** How long a replica waits for the root user another replica is creating (50 × 100 ms). */
+const ROOT_WAIT_ATTEMPTS = 50;
+const ROOT_WAIT_STEP_MS = 100;
 
 /**
  * Makes sure the admin `root` exists and that `adminToken` is one of its `api` tokens, named
@@ -76,9 +80,13 @@ async function ensureRoot(store: AuthStore, clock: Clock): Promise<UserRecord> {
       createdAt: clock.now(),
     });
   } catch (err) {
-    // Another replica may have created it at the same moment.
-    const again = await store.findUserByUsername(ROOT_USERNAME);
-    if (again) return again;
+    if (!AppError.is(err) || err.code !== "ALREADY_EXISTS") throw err;
+    // Another replica is creating it at this moment: its user follows its namespace, so wait for it.
+    for (let attempt = 0; attempt < ROOT_WAIT_ATTEMPTS; attempt++) {
+      const again = await store.findUserByUsername(ROOT_USERNAME);
+      if (again) return again;
+      await delay(ROOT_WAIT_STEP_MS);
+    }
     throw err;
   }
 }

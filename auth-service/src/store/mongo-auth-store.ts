@@ -93,8 +93,12 @@ export class MongoAuthStore implements AuthStore {
     await this.client.close();
   }
 
+  /**
+   * A number no other replica holds: FerretDB's unlocked `$inc` can give two processes the same
+   * one, so it is owned only once its claim document is inserted (see MongoSequences).
+   */
   private nextId(name: string): Promise<number> {
-    return this.sequences.next(name);
+    return this.sequences.reserveBlock(name, 1);
   }
 
   /**

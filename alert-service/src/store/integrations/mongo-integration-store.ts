@@ -56,7 +56,8 @@ export async function createMongoIntegrationStore(db: Db): Promise<IntegrationSt
   await col.createIndex({ project_id: 1, type: 1 }, { name: "project_type" });
 
   const sequences = new MongoSequences(db);
-  const nextId = () => sequences.next(SEQUENCE_ID);
+  // Owned once its claim is inserted: FerretDB's unlocked $inc can give two replicas one number.
+  const nextId = () => sequences.reserveBlock(SEQUENCE_ID, 1);
 
   return {
     async insert(input: NewIntegration) {
