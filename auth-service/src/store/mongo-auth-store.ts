@@ -318,14 +318,20 @@ export class MongoAuthStore implements AuthStore {
 
   async upsertMembership(m: MembershipRecord): Promise<void> {
     const _id = `${m.sourceType}:${m.sourceId}:${m.userId}`;
-    await this.c.memberships.updateOne(
-      { _id },
-      {
-        $set: { accessLevel: m.accessLevel },
-        $setOnInsert: { sourceType: m.sourceType, sourceId: m.sourceId, userId: m.userId },
-      },
-      { upsert: true },
-    );
+    const write = () =>
+      this.c.memberships.updateOne(
+        { _id },
+        {
+          $set: { accessLevel: m.accessLevel },
+          $setOnInsert: { sourceType: m.sourceType, sourceId: m.sourceId, userId: m.userId },
+        },
+        { upsert: true },
+      );
+    // Two replicas adding the member at once: FerretDB does not retry the upsert that lost.
+    await write().catch((err: unknown) => {
+      if (isDuplicateKey(err)) return write();
+      throw err;
+    });
   }
 
   async listMembershipsOfUser(userId: number): Promise<MembershipRecord[]> {

@@ -86,7 +86,13 @@ export async function createMongoMailStore(db: Db): Promise<MailStore> {
             if (!isDuplicateKey(err)) throw err;
           }
         }
-        await windows.updateOne({ _id: projectId }, { $set: { start_ms: start, count: seq } }, { upsert: true });
+        const hintNow = { $set: { start_ms: start, count: seq } };
+        // Two replicas creating the hint at once: FerretDB does not retry the upsert that lost (the
+        // document exists now), so update it; a hint, it needs no more than that.
+        await windows.updateOne({ _id: projectId }, hintNow, { upsert: true }).catch((err: unknown) => {
+          if (!isDuplicateKey(err)) throw err;
+          return windows.updateOne({ _id: projectId }, hintNow);
+        });
         const doc: SlotDoc = { _id: key, project_id: projectId, window_start: start, seq };
         try {
           await slots.insertOne(doc);
