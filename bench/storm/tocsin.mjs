@@ -45,6 +45,7 @@ export async function startTocsin(variant, { cpuProfDir } = {}) {
     });
   } catch (err) {
     await ferret?.stop();
+    rmSync(logFile, { force: true });
     throw err;
   }
   const grpc = createClient(alertV1.AlertServiceService, { target: "alert", address: sys.alertAddr, timeoutMs: 5000 });
