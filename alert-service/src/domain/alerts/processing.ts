@@ -181,7 +181,8 @@ export interface BatchResult {
  * that groups writes, see `AlertsStores.batch`): (1) each job's alert change, its notes and its
  * e-mail slot; (2) the jobs they ask for, enqueued together; (3) the jobs' outcomes. A crash
  * between them leaves changes without outcomes: the re-run finds each change by its job id and
- * enqueues the same (keyed) jobs again. A job that fails stops the batch: the jobs before it
+ * enqueues the same (keyed) jobs again. A job that asks for nothing (the common case of a storm:
+ * no incident, no auto-resolve, no e-mail) records its outcome in (1), with its change. A job that fails stops the batch: the jobs before it
  * complete, it and the ones after it are left to the queue (retry, in order).
  */
 export async function processAlertJobs(deps: ProcessingDeps, jobs: ProcessAlertJob[], logger?: Logger): Promise<BatchResult> {
@@ -200,10 +201,17 @@ export async function processAlertJobs(deps: ProcessingDeps, jobs: ProcessAlertJ
         const step = await applyAlert(deps, job, start.firstRun);
         const mine: FollowUps = { incidents: [], autoResolves: [], mails: [] };
         await followUp(deps, job, step, settingsOf, mine);
+        const outcome = toOutcome(step.alert, step.action);
+        if (mine.incidents.length + mine.autoResolves.length + mine.mails.length === 0) {
+          // Nothing left to enqueue: the outcome commits with the change (one commit, not two).
+          await deps.stores.requests.recordJob(job.jobId, outcome, deps.clock.now());
+          done.push({ job, outcome, recorded: true });
+          continue;
+        }
         todo.incidents.push(...mine.incidents);
         todo.autoResolves.push(...mine.autoResolves);
         todo.mails.push(...mine.mails);
-        done.push({ job, outcome: toOutcome(step.alert, step.action), recorded: false });
+        done.push({ job, outcome, recorded: false });
       } catch (err) {
         error = err;
         break;
@@ -213,10 +221,11 @@ export async function processAlertJobs(deps: ProcessingDeps, jobs: ProcessAlertJ
   try {
     if (todo.incidents.length || todo.autoResolves.length) await deps.jobs.enqueueFollowUps(todo);
     if (todo.mails.length && deps.notifications) await deps.notifications.enqueue(todo.mails);
-    await deps.stores.batch(async () => {
-      for (const { job, outcome, recorded } of done)
-        if (!recorded) await deps.stores.requests.recordJob(job.jobId, outcome, deps.clock.now());
-    });
+    const unrecorded = done.filter((d) => !d.recorded);
+    if (unrecorded.length)
+      await deps.stores.batch(async () => {
+        for (const { job, outcome } of unrecorded) await deps.stores.requests.recordJob(job.jobId, outcome, deps.clock.now());
+      });
   } catch (err) {
     // Nothing is recorded as done: the whole batch runs again (the changes are found, not repeated).
     return { outcomes: [], error: err };

@@ -161,11 +161,13 @@ export class SqliteAlertStore implements AlertStore {
   }
 
   async findOpen(projectId: number, fingerprint: string) {
+    // The resolved status is a literal: only then can SQLite prove the partial index
+    // `alerts_one_open_per_fingerprint` applies when it prepares the statement (with a bound
+    // parameter it re-plans on every call, ≈ 10 µs, measured with bench/sqlite-processing.mjs).
     return this.row(
-      "SELECT * FROM alerts WHERE project_id = ? AND fingerprint = ? AND status <> ?",
+      `SELECT * FROM alerts WHERE project_id = ? AND fingerprint = ? AND status <> ${RESOLVED}`,
       projectId,
       fingerprint,
-      RESOLVED,
     );
   }
 

@@ -1,0 +1,229 @@
+#!/usr/bin/env node
+// CPU per processed alert on the embedded store (issue 9): the real SQLite stores and the real
+// processing use-case (`processAlertJobs`), no queue, no gRPC, no HTTP. A temporary DATA_DIR gets
+// `alert.db` opened the way alert-service opens it (`openSqlite`: WAL, synchronous NORMAL), then:
+//   new     N distinct alerts (one fingerprint each), in batches of --batch jobs per call, as the
+//           queue's lane workers hand them over (one transaction per batch);
+//   repeat  the same N fingerprints again (events + 1 on the open alerts);
+//   rerun   the jobs of `new` run again (a re-run after a crash: must change nothing);
+// and prints, per phase, µs of CPU per alert (process.cpuUsage, user + system, this process),
+// wall µs per alert, and SQLite statements per alert (counted in a separate short pass, so the
+// counting does not weigh on the CPU figure), plus the bytes of alert.db per alert.
+//
+// One-command reproduction (build first: the script imports alert-service/dist):
+//   npm run build && node bench/sqlite-processing.mjs [--alerts 20000] [--batch 64] [--rounds 3]
+// Before/after in one run (alternating rounds, medians), against a copy of an older build:
+//   node bench/sqlite-processing.mjs --against <dir holding alert-service/dist of the old build>
+//   (e.g. `git worktree add /tmp/old <commit> && cd /tmp/old && ln -s <repo>/node_modules . &&
+//   npx tsc -b alert-service`, then `--against /tmp/old`).
+import { execFileSync } from "node:child_process";
+import { createHash, randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const { values: opt } = parseArgs({
+  options: {
+    alerts: { type: "string", default: "20000" },
+    batch: { type: "string", default: "64" },
+    rounds: { type: "string", default: "3" },
+    root: { type: "string", default: ROOT },
+    against: { type: "string" },
+    json: { type: "boolean", default: false },
+  },
+});
+const N = Number(opt.alerts);
+const BATCH = Number(opt.batch);
+
+async function load(root) {
+  const dist = (p) => pathToFileURL(join(root, "alert-service/dist", p)).href;
+  const { openSqlite } = await import("@tocsin/store");
+  const { createSqliteAlertsStores } = await import(dist("store/alerts/sqlite-stores.js"));
+  const { processAlertJobs } = await import(dist("domain/alerts/processing.js"));
+  return { openSqlite, createSqliteAlertsStores, processAlertJobs };
+}
+
+/** The `i`-th distinct alert of a storm: a normalized ~150-byte alert with its own fingerprint. */
+function jobOf(tag, i) {
+  const title = `storm ${tag}-${i}`;
+  const payload = {
+    title,
+    description: "CPU above 90% on the web tier",
+    severity: "high",
+    service: "web",
+    monitoring_tool: "storm",
+  };
+  // Job ids are request ids: random UUIDs from the gateway (random keys in every index on them).
+  const id = randomUUID();
+  return {
+    jobId: id,
+    requestId: id,
+    projectId: 1,
+    integrationId: 7,
+    alert: {
+      title,
+      description: payload.description,
+      service: "web",
+      monitoringTool: "storm",
+      hosts: [],
+      severity: "high",
+      startedAt: new Date().toISOString(),
+      fingerprint: createHash("sha1").update(title).digest("hex"),
+      source: "storm",
+      payload,
+    },
+  };
+}
+
+/** Statements run through better-sqlite3 (run/get/all/iterate, transactions' BEGIN/COMMIT included). */
+function countStatements(db) {
+  const proto = Object.getPrototypeOf(db.prepare("SELECT 1"));
+  const counter = { n: 0 };
+  for (const m of ["run", "get", "all", "iterate"]) {
+    const orig = proto[m];
+    proto[m] = function (...args) {
+      counter.n++;
+      return orig.apply(this, args);
+    };
+  }
+  return counter;
+}
+
+async function runPhase(processAlertJobs, deps, jobs) {
+  const cpu0 = process.cpuUsage();
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < jobs.length; i += BATCH) {
+    const { outcomes, error } = await processAlertJobs(deps, jobs.slice(i, i + BATCH));
+    if (error || outcomes.length !== Math.min(BATCH, jobs.length - i)) throw error ?? new Error("short batch");
+  }
+  const cpu = process.cpuUsage(cpu0);
+  const wallUs = Number(process.hrtime.bigint() - t0) / 1000;
+  return { cpuUs: (cpu.user + cpu.system) / jobs.length, wallUs: wallUs / jobs.length };
+}
+
+/** One round in this process: returns `{ phase: { cpuUs, wallUs, statements } , bytesPerAlert }`. */
+async function round(root) {
+  const { openSqlite, createSqliteAlertsStores, processAlertJobs } = await load(root);
+  const dir = mkdtempSync(join(tmpdir(), "tocsin-sqlite-bench-"));
+  try {
+    const db = openSqlite(join(dir, "alert.db"));
+    const stores = createSqliteAlertsStores(db);
+    const deps = {
+      stores,
+      clock: { now: () => new Date() },
+      jobs: {
+        enqueueIncident: async () => {},
+        // No follow-ups with the default settings (no incident, no auto-resolve, no e-mail).
+        enqueueFollowUps: async () => {},
+      },
+    };
+    // Warm-up (JIT, statement caches, first pages), thrown away.
+    await runPhase(
+      processAlertJobs,
+      deps,
+      Array.from({ length: 2000 }, (_, i) => jobOf("warm", i)),
+    );
+    const fresh = Array.from({ length: N }, (_, i) => jobOf("new", i));
+    const again = fresh.map((j) => {
+      const id = randomUUID();
+      return { ...j, jobId: id, requestId: id };
+    });
+    const size0 = statSync(join(dir, "alert.db")).size;
+    const result = {};
+    result.new = await runPhase(processAlertJobs, deps, fresh);
+    db.pragma("wal_checkpoint(TRUNCATE)");
+    result.bytesPerAlert = (statSync(join(dir, "alert.db")).size - size0) / N;
+    result.repeat = await runPhase(processAlertJobs, deps, again);
+    const before = db.prepare("SELECT COUNT(*) AS n, SUM(events) AS e FROM alerts").get();
+    result.rerun = await runPhase(processAlertJobs, deps, fresh);
+    const after = db.prepare("SELECT COUNT(*) AS n, SUM(events) AS e FROM alerts").get();
+    if (before.n !== after.n || before.e !== after.e) throw new Error("a re-run changed the alerts");
+    if (after.n !== N + 2000) throw new Error(`expected ${N + 2000} alerts, found ${after.n}`);
+    // Statements per alert, in a short pass of its own.
+    const counter = countStatements(db);
+    const M = Math.min(N, 1024);
+    const counted = Array.from({ length: M }, (_, i) => jobOf("count", i));
+    for (const [phase, jobs] of [
+      ["new", counted],
+      ["repeat", counted.map((j) => ({ ...j, jobId: randomUUID() }))],
+      ["rerun", counted],
+    ]) {
+      counter.n = 0;
+      await runPhase(processAlertJobs, deps, jobs);
+      result[phase].statements = counter.n / M;
+    }
+    db.close();
+    return result;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+};
+const PHASES = ["new", "repeat", "rerun"];
+
+function summarise(results) {
+  const out = { bytesPerAlert: median(results.map((r) => r.bytesPerAlert)) };
+  for (const p of PHASES)
+    out[p] = {
+      cpuUs: median(results.map((r) => r[p].cpuUs)),
+      wallUs: median(results.map((r) => r[p].wallUs)),
+      statements: results[0][p].statements,
+    };
+  return out;
+}
+
+/** One round of `root` in a fresh process (no JIT or cache state shared between builds). */
+function childRound(root) {
+  const args = [fileURLToPath(import.meta.url), "--json", "--rounds", "1", "--alerts", String(N), "--batch", String(BATCH)];
+  const out = execFileSync(process.execPath, [...args, "--root", root], { encoding: "utf8" });
+  return JSON.parse(out.trim().split("\n").pop());
+}
+
+const fmt = (x, d = 1) => x.toFixed(d).padStart(8);
+function print(label, s) {
+  console.log(`${label}  (${N} alerts, batches of ${BATCH}; alert.db ${fmt(s.bytesPerAlert, 0)} bytes/alert)`);
+  console.log("  phase    µs CPU/alert  µs wall/alert  statements/alert");
+  for (const p of PHASES)
+    console.log(`  ${p.padEnd(7)}  ${fmt(s[p].cpuUs)}      ${fmt(s[p].wallUs)}       ${fmt(s[p].statements)}`);
+}
+
+const rounds = Number(opt.rounds);
+if (opt.json) {
+  const results = [];
+  for (let r = 0; r < rounds; r++) results.push(await round(opt.root));
+  console.log(JSON.stringify(summarise(results)));
+} else {
+  const builds = opt.against
+    ? [
+        ["before", resolve(opt.against)],
+        ["after", opt.root],
+      ]
+    : [["this build", opt.root]];
+  const results = new Map(builds.map(([label]) => [label, []]));
+  for (let r = 0; r < rounds; r++)
+    for (const [label, root] of builds) {
+      process.stdout.write(`round ${r + 1}/${rounds} ${label}…\n`);
+      results.get(label)?.push(childRound(root));
+    }
+  console.log(
+    `node ${process.version}, ${new Date().toISOString()}, load ${(await import("node:os"))
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" ")}`,
+  );
+  const summaries = builds.map(([label]) => [label, summarise(results.get(label) ?? [])]);
+  for (const [label, s] of summaries) print(label, s);
+  if (summaries.length === 2) {
+    const [[, b], [, a]] = summaries;
+    console.log(
+      `after/before, CPU per alert: new ${(a.new.cpuUs / b.new.cpuUs).toFixed(2)}, repeat ${(a.repeat.cpuUs / b.repeat.cpuUs).toFixed(2)}, rerun ${(a.rerun.cpuUs / b.rerun.cpuUs).toFixed(2)}`,
+    );
+  }
+}
