@@ -36,6 +36,12 @@ const schema = z
     WEBHOOK_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(6000),
     /** Length of one auto-resolve minute in ms: 60000; tests shorten it (auto_resolve_minutes: 1 → 1 s). */
     AUTO_RESOLVE_MINUTE_MS: z.coerce.number().int().min(100).max(60_000).default(60_000),
+    /**
+     * true (default): with the embedded stores (SQLite, the local queue) the alert lanes run in a
+     * worker thread, off the event loop that accepts; false: in the main thread. Ignored with
+     * REDIS_URL or MONGO_URL.
+     */
+    ALERT_PROCESSING_THREAD: z.enum(["true", "false"], { error: "expected true or false" }).default("true"),
     /** Not used by alert-service itself (keys are sealed by auth-service); accepted for a shared env file. */
     SECRET_KEY: z.string().min(16, "expected at least 16 characters").optional(),
   })
@@ -53,6 +59,7 @@ const schema = z
     queuePrefix: env.QUEUE_PREFIX,
     webhookRateLimitPerMinute: env.WEBHOOK_RATE_LIMIT_PER_MINUTE,
     autoResolveMinuteMs: env.AUTO_RESOLVE_MINUTE_MS,
+    processingThread: env.ALERT_PROCESSING_THREAD === "true",
     // Integration URLs are `${externalUrl}/<full_path>/...`: no trailing slash.
     externalUrl: (env.EXTERNAL_URL ?? `http://localhost:${env.PORT || 8080}`).replace(/\/+$/, ""),
     mail: {

@@ -43,6 +43,8 @@ export interface MailRuntime {
   /** The bound metrics port, once started with METRICS_PORT. */
   metricsPort(): number | undefined;
   healthy(): Promise<boolean>;
+  /** Mail jobs were committed to the local mail queue by another thread (the processing thread): wakes these lanes. */
+  wake(lanes: number[]): void;
   stop(): Promise<void>;
 }
 
@@ -59,10 +61,21 @@ function queueOf(opts: MailRuntimeOptions): JobQueue {
       ordered: false,
       ...(opts.queuePrefix ? { prefix: opts.queuePrefix } : {}),
     });
-  mkdirSync(opts.config.dataDir, { recursive: true });
+  return localMailQueue(opts.config, logger);
+}
+
+/** The durable local mail queue `DATA_DIR/mail-queue.db` (one per connection: the main thread's, the processing thread's). */
+function localMailQueue(
+  config: Pick<AlertServiceConfig, "mail" | "dataDir">,
+  logger: Logger,
+  onCommit?: (lanes: number[]) => void,
+): LocalJobQueue {
+  const retry = mailRetryPolicy(config.mail.retry);
+  mkdirSync(config.dataDir, { recursive: true });
   return new LocalJobQueue({
-    file: join(opts.config.dataDir, "mail-queue.db"),
+    file: join(config.dataDir, "mail-queue.db"),
     logger,
+    ...(onCommit ? { onCommit } : {}),
     lanes: MAIL_LANES,
     ordered: false,
     // A notify job is committed like the alert change it follows (NORMAL: survives a crash or
@@ -80,6 +93,28 @@ function transportOf(opts: MailRuntimeOptions): MailTransport {
   return smtpUrl ? createSmtpTransport({ url: smtpUrl }) : createOutboxTransport(join(opts.config.dataDir, "outbox"));
 }
 
+/**
+ * The notifier alone, over its own connections to the alert database and the local mail queue:
+ * what the processing thread needs to claim and enqueue e-mails. The mail workers stay in the main
+ * thread (createMailRuntime); `onCommit` tells them of new jobs (MailRuntime.wake).
+ */
+export function createLocalNotifier(opts: {
+  config: Pick<AlertServiceConfig, "mail" | "dataDir">;
+  sqlite: Database;
+  clock: Clock;
+  logger: Logger;
+  tracing?: Tracing;
+  onCommit: (lanes: number[]) => void;
+}): { notifier: Notifier; close(): Promise<void> } {
+  const local = localMailQueue(opts.config, opts.logger.child({ component: "mail-queue" }), opts.onCommit);
+  const queue = tracedQueue(local, opts.tracing, { system: "local", destination: "mail" });
+  const store = createSqliteMailStore(opts.sqlite);
+  return {
+    notifier: createNotifier({ store, jobs: createMailJobs(queue), clock: opts.clock, storm: opts.config.mail.storm }),
+    close: () => queue.close(),
+  };
+}
+
 /** Wires the mail pipeline: its queue, store, transport, recipients client and metrics. */
 export async function createMailRuntime(opts: MailRuntimeOptions): Promise<MailRuntime> {
   const { config, logger } = opts;
@@ -87,7 +122,8 @@ export async function createMailRuntime(opts: MailRuntimeOptions): Promise<MailR
   if (opts.sqlite) store = createSqliteMailStore(opts.sqlite);
   else if (opts.mongo) store = await createMongoMailStore(opts.mongo);
   else throw new Error("mail runtime: a data store (sqlite or mongo) is required");
-  const queue = tracedQueue(queueOf(opts), opts.tracing, { system: opts.redisUrl ? "bullmq" : "local", destination: "mail" });
+  const raw = queueOf(opts);
+  const queue = tracedQueue(raw, opts.tracing, { system: opts.redisUrl ? "bullmq" : "local", destination: "mail" });
   const jobs = createMailJobs(queue);
   const metrics = createMailMetrics(async () => (await queue.counts()).pending, logger);
   let transport: MailTransport | undefined;
@@ -122,6 +158,9 @@ export async function createMailRuntime(opts: MailRuntimeOptions): Promise<MailR
     },
     metricsPort: () => boundPort,
     healthy: () => queue.healthy(),
+    wake(lanes) {
+      if (raw instanceof LocalJobQueue) raw.wake(lanes);
+    },
     async stop() {
       await queue.close();
       transport?.close();

@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Clock, Logger, RunningService, ServiceDeps } from "@tocsin/core";
+import { type Clock, type Logger, type RunningService, type ServiceDeps, systemClock } from "@tocsin/core";
 import { connectableAddress, createGrpcServer, serviceDependency, startHealthPolicy } from "@tocsin/grpc";
 import { alertV1, PROTO_FILES } from "@tocsin/proto";
 import { openSqlite } from "@tocsin/store";
@@ -23,7 +23,7 @@ import { integrationHandlers } from "./handlers/integrations.js";
 import { createFlexibleLimiter } from "./limits/flexible-limiter.js";
 import { createMailRuntime } from "./mail-runtime.js";
 import { BullmqJobQueue } from "./queue/bullmq-queue.js";
-import { createAlertJobs, createJobWorker, createTimerRunner } from "./queue/jobs.js";
+import { createAlertJobs, createJobWorker, createTimerRunner, THREAD_JOB_BATCH } from "./queue/jobs.js";
 import { LocalJobQueue } from "./queue/local-queue.js";
 import type { JobQueue } from "./queue/queue.js";
 import { tracedQueue } from "./queue/traced-queue.js";
@@ -31,6 +31,8 @@ import { createMongoAlertsStores } from "./store/alerts/mongo-stores.js";
 import { createSqliteAlertsStores } from "./store/alerts/sqlite-stores.js";
 import { createMongoIntegrationStore } from "./store/integrations/mongo-integration-store.js";
 import { createSqliteIntegrationStore } from "./store/integrations/sqlite-integration-store.js";
+import { type ProcessingThread, startProcessingThread } from "./thread/host.js";
+import type { ThreadData } from "./thread/messages.js";
 
 const SERVICE_NAME = "alert.v1.AlertService";
 
@@ -97,6 +99,20 @@ export async function createAlertService(
     usage: integrations.usage,
     autoResolveMinuteMs: config.autoResolveMinuteMs,
     ...(tracing ? { tracing } : {}),
+    // The processing thread has its own clock (the system's): a test's clock keeps processing here.
+    ...(config.processingThread && clock === systemClock
+      ? {
+          processingThread: {
+            config: {
+              dataDir: config.dataDir,
+              tracing: config.tracing,
+              mail: config.mail,
+              autoResolveMinuteMs: config.autoResolveMinuteMs,
+            },
+            onMail: (lanes: number[]) => mail.wake(lanes),
+          },
+        }
+      : {}),
   });
   const server = createGrpcServer({ logger, protoFiles: [PROTO_FILES.alert], serviceNames: [SERVICE_NAME], tracing });
   server.add(alertV1.AlertServiceService, { ...integrationHandlers(integrations), ...alertHandlers(runtime.useCases, tracing) });
@@ -167,6 +183,12 @@ export interface AlertsRuntimeOptions {
   /** Tests: override the local queue file (e.g. `:memory:`) or the BullMQ key prefix. */
   queueFile?: string;
   queuePrefix?: string;
+  /**
+   * ALERT_PROCESSING_THREAD: the alert lanes and the timer queue run in a worker thread (see
+   * thread/host.ts) when the alerts are in SQLite and the queue is the local one on a file;
+   * ignored otherwise. `onMail`: the thread committed mail jobs (MailRuntime.wake).
+   */
+  processingThread?: { config: ThreadData["config"]; onMail(lanes: number[]): void };
 }
 
 export interface AlertsRuntime {
@@ -178,6 +200,8 @@ export interface AlertsRuntime {
   /** Stops the workers (running jobs finish) and closes the queue. */
   stop(): Promise<void>;
   healthy(): Promise<boolean>;
+  /** The processing thread, when the lanes run in one (see `processingThread`). */
+  thread(): ProcessingThread | undefined;
 }
 
 /** How long processed-job records (and the ops of idempotent re-runs) are kept. */
@@ -190,13 +214,19 @@ async function storesOf(opts: AlertsRuntimeOptions): Promise<AlertsStores> {
   throw new Error("alerts runtime: a data store (sqlite or mongo) is required");
 }
 
-function queueOf(opts: AlertsRuntimeOptions): JobQueue {
+function queueOf(opts: AlertsRuntimeOptions, onCommit: (lanes: number[]) => void): JobQueue {
   const logger = opts.logger.child({ component: "alert-queue" });
   if (opts.redisUrl)
     return new BullmqJobQueue({ redisUrl: opts.redisUrl, logger, ...(opts.queuePrefix ? { prefix: opts.queuePrefix } : {}) });
   const file = opts.queueFile ?? join(opts.dataDir, "alert-queue.db");
   if (file !== ":memory:") mkdirSync(opts.dataDir, { recursive: true });
-  return new LocalJobQueue({ file, logger });
+  return new LocalJobQueue({ file, logger, onCommit });
+}
+
+/** Whether the lanes run in the processing thread: asked for, SQLite alerts, a local queue on a file. */
+function inThread(opts: AlertsRuntimeOptions) {
+  const onFile = opts.queueFile === undefined || opts.queueFile !== ":memory:";
+  return opts.processingThread && opts.sqlite && !opts.redisUrl && onFile ? opts.processingThread : undefined;
 }
 
 /**
@@ -224,7 +254,10 @@ function timerQueueOf(opts: AlertsRuntimeOptions): JobQueue {
 export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<AlertsRuntime> {
   const stores = await storesOf(opts);
   const system = opts.redisUrl ? "bullmq" : "local";
-  const queue = tracedQueue(queueOf(opts), opts.tracing, { system, destination: "alerts" });
+  const threaded = inThread(opts);
+  let thread: ProcessingThread | undefined;
+  const rawQueue = queueOf(opts, (lanes) => thread?.wake(lanes));
+  const queue = tracedQueue(rawQueue, opts.tracing, { system, destination: "alerts" });
   const timers = tracedQueue(timerQueueOf(opts), opts.tracing, { system, destination: "alert-timers" });
   const jobs = createAlertJobs(queue, timers);
   const limiterRedis = opts.redisUrl
@@ -259,17 +292,27 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
     useCases,
     stores,
     async start() {
-      const worker = createJobWorker(useCases.jobs, opts.logger.child({ component: "alert-worker" }), {
-        takeTurns: opts.sqlite !== undefined,
-      });
-      await queue.start(worker);
-      await timers.start(createTimerRunner(queue));
+      if (threaded && rawQueue instanceof LocalJobQueue) {
+        thread = await startProcessingThread({
+          data: { config: threaded.config, batchJobs: THREAD_JOB_BATCH },
+          logger: opts.logger,
+          onEnded: (jobs) => rawQueue.ended(jobs),
+          onMail: threaded.onMail,
+        });
+      } else {
+        const worker = createJobWorker(useCases.jobs, opts.logger.child({ component: "alert-worker" }), {
+          takeTurns: opts.sqlite !== undefined,
+        });
+        await queue.start(worker);
+        await timers.start(createTimerRunner(queue));
+      }
       housekeeping = setInterval(purge, 10 * 60_000);
       housekeeping.unref();
     },
     async stop() {
       if (housekeeping) clearInterval(housekeeping);
       limiterRedis?.disconnect();
+      await thread?.stop();
       await queue.close();
       await timers.close();
       await stores.close();
@@ -277,10 +320,11 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
     async healthy() {
       try {
         await stores.ping();
-        return (await queue.healthy()) && (await timers.healthy());
+        return (await queue.healthy()) && (await timers.healthy()) && (thread?.healthy() ?? true);
       } catch {
         return false;
       }
     },
+    thread: () => thread,
   };
 }

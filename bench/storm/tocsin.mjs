@@ -33,7 +33,12 @@ export async function startTocsin(variant, { cpuProfDir } = {}) {
   const ferret = variant === "mongo" ? await startFerretDb() : null;
   const prof = (name) =>
     cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${join(cpuProfDir, variant)}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
-  const env = { LOG_LEVEL: "info", ...(ferret ? { MONGO_URL: ferret.url } : {}) };
+  // ALERT_PROCESSING_THREAD=false in the bench's environment: processing on the accepting event loop (before/after).
+  const env = {
+    LOG_LEVEL: "info",
+    ...(process.env.ALERT_PROCESSING_THREAD ? { ALERT_PROCESSING_THREAD: process.env.ALERT_PROCESSING_THREAD } : {}),
+    ...(ferret ? { MONGO_URL: ferret.url } : {}),
+  };
   let sys;
   try {
     sys = await startSystem({

@@ -196,6 +196,14 @@ export function createTimerRunner(queue: JobQueue, lanes = DEFAULT_LANES): JobRu
 /** How many due jobs of a lane one batch takes (one transaction for all of them on SQLite). */
 const JOB_BATCH = 64;
 
+/**
+ * The same in the processing thread, halved: its batch transaction holds alert.db's write lock,
+ * which the main thread's writes (integrations, idempotency keys, mail records) wait for
+ * (≈ 5 ms at 32 new alerts; measured with the storm bench: 16 costs ≈ 15 % more CPU per alert,
+ * 32 the same as 64). See docs/architecture.md, "The processing thread".
+ */
+export const THREAD_JOB_BATCH = 32;
+
 const SCHEMAS: Record<string, z.ZodType> = {
   [JOB_NAMES.processAlert]: processAlertSchema,
   [JOB_NAMES.incident]: incidentSchema,

@@ -39,6 +39,19 @@ export interface LocalQueueOptions {
    * (the mail queue).
    */
   ordered?: boolean;
+  /**
+   * Told of the lanes of every group commit, once it is durable: another thread that runs this
+   * file's lanes (see `wake`) learns of new jobs without polling.
+   */
+  onCommit?: (lanes: number[]) => void;
+  /** Told of the jobs that ended in each batch, once recorded: the thread that waits for them (see `ended`). */
+  onEnded?: (ended: EndedJob[]) => void;
+}
+
+/** A job that ended, as told between threads (see `LocalQueueOptions.onEnded`). */
+export interface EndedJob {
+  id: string;
+  result: JobResult;
 }
 
 interface JobRow {
@@ -164,9 +177,29 @@ export class LocalJobQueue implements JobQueue {
     } finally {
       if (this.db.open) this.bookkeepingSync.run();
     }
+    const lanes = new Set<number>();
     for (const item of items) {
       item.resolve();
-      for (const job of item.jobs) this.wakers.get(job.lane)?.();
+      for (const job of item.jobs) lanes.add(job.lane);
+    }
+    this.wake([...lanes]);
+    this.opts.onCommit?.([...lanes]);
+  }
+
+  /** Wakes the lanes' loops (jobs were committed to them, here or by another connection to the file). */
+  wake(lanes: number[]): void {
+    for (const lane of lanes) this.wakers.get(lane)?.();
+  }
+
+  /**
+   * Jobs that ended in another thread (which runs this file's lanes): counted and announced to
+   * `waitFor` as if run here. Their ends are already committed to the file.
+   */
+  ended(jobs: EndedJob[]): void {
+    for (const { id, result } of jobs) {
+      if (result.state === "completed") this.processed++;
+      else this.failed++;
+      this.events.emit(id, result);
     }
   }
 
@@ -262,11 +295,9 @@ export class LocalJobQueue implements JobQueue {
       break;
     }
     this.record(ended, retry);
-    for (const { row, result } of ended) {
-      if (result.state === "completed") this.processed++;
-      else this.failed++;
-      this.events.emit(row.id, result);
-    }
+    const told = ended.map(({ row, result }) => ({ id: row.id, result }));
+    this.ended(told);
+    if (told.length) this.opts.onEnded?.(told);
   }
 
   private finish(job: JobRow, result: JobResult): void {

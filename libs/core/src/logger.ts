@@ -1,4 +1,4 @@
-import { type Logger, pino } from "pino";
+import { type DestinationStream, type Logger, pino } from "pino";
 
 export type { Logger };
 
@@ -21,15 +21,19 @@ export const REDACT_PATHS = [
   "req.query.private_token",
 ];
 
-/** One root logger per process; children carry `requestId`, `jobId` and the like. */
-export function createLogger(service: string, level = "info"): Logger {
-  return pino({
+/**
+ * One root logger per process; children carry `requestId`, `jobId` and the like. `destination`:
+ * where the JSON lines go instead of stdout (a worker thread hands them to its process's logger).
+ */
+export function createLogger(service: string, level = "info", destination?: DestinationStream): Logger {
+  const options = {
     name: service,
     level,
     redact: { paths: REDACT_PATHS, censor: "[REDACTED]" },
     base: { service },
     timestamp: pino.stdTimeFunctions.isoTime,
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /** A logger that writes nothing, for tests. */

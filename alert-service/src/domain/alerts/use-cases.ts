@@ -4,7 +4,7 @@ import { incidentJob } from "./incidents.js";
 import { type IngestDeps, type IngestRequest, type IngestResult, ingest } from "./ingest.js";
 import type { ActivityEntry, Alert, AlertOutcome, AlertSettings, Incident } from "./model.js";
 import type { AutoResolveJob, IncidentJob, ProcessAlertJob, QueueStats, StatusChangeJob, StatusChangeResult } from "./ports.js";
-import { type BatchResult, processAlertJob, processAlertJobs } from "./processing.js";
+import { type BatchResult, type ProcessingDeps, processAlertJob, processAlertJobs } from "./processing.js";
 import * as q from "./queries.js";
 import { statusChangeJob } from "./status-change.js";
 import { sendTestAlert, type TestAlertRequest, type TestAlertResult } from "./test-alert.js";
@@ -31,12 +31,26 @@ export interface AlertsUseCases {
   getIncident(projectIdOrPath: string, iid: number, ctx: CallContext): Promise<Incident>;
   getAlertSettings(projectIdOrPath: string, ctx: CallContext): Promise<AlertSettings>;
   updateAlertSettings(projectIdOrPath: string, change: Partial<AlertSettings>, ctx: CallContext): Promise<AlertSettings>;
-  jobs: {
-    processAlert(job: ProcessAlertJob, logger: Logger): Promise<AlertOutcome>;
-    processAlerts(jobs: ProcessAlertJob[], logger: Logger): Promise<BatchResult>;
-    incident(job: IncidentJob, logger: Logger): Promise<void>;
-    autoResolve(job: AutoResolveJob, logger: Logger): Promise<void>;
-    setStatus(job: StatusChangeJob, logger: Logger): Promise<StatusChangeResult>;
+  jobs: AlertJobHandlers;
+}
+
+/** What the queue workers run (in the main thread, or in the processing thread: see createJobHandlers). */
+interface AlertJobHandlers {
+  processAlert(job: ProcessAlertJob, logger: Logger): Promise<AlertOutcome>;
+  processAlerts(jobs: ProcessAlertJob[], logger: Logger): Promise<BatchResult>;
+  incident(job: IncidentJob, logger: Logger): Promise<void>;
+  autoResolve(job: AutoResolveJob, logger: Logger): Promise<void>;
+  setStatus(job: StatusChangeJob, logger: Logger): Promise<StatusChangeResult>;
+}
+
+/** The job handlers alone: all that processing needs (the processing thread builds only these). */
+export function createJobHandlers(deps: ProcessingDeps): AlertJobHandlers {
+  return {
+    processAlert: (job, logger) => processAlertJob(deps, job, logger),
+    processAlerts: (jobs, logger) => processAlertJobs(deps, jobs, logger),
+    incident: (job, logger) => incidentJob(deps, job, logger),
+    autoResolve: (job, logger) => autoResolveJob(deps, job, logger),
+    setStatus: (job, logger) => statusChangeJob(deps, job, logger),
   };
 }
 
@@ -52,12 +66,6 @@ export function createAlertsUseCases(deps: AlertsDeps): AlertsUseCases {
     getIncident: (p, iid, ctx) => q.getIncident(deps, p, iid, ctx),
     getAlertSettings: (p, ctx) => q.getAlertSettings(deps, p, ctx),
     updateAlertSettings: (p, change, ctx) => q.updateAlertSettings(deps, p, change, ctx),
-    jobs: {
-      processAlert: (job, logger) => processAlertJob(deps, job, logger),
-      processAlerts: (jobs, logger) => processAlertJobs(deps, jobs, logger),
-      incident: (job, logger) => incidentJob(deps, job, logger),
-      autoResolve: (job, logger) => autoResolveJob(deps, job, logger),
-      setStatus: (job, logger) => statusChangeJob(deps, job, logger),
-    },
+    jobs: createJobHandlers(deps),
   };
 }

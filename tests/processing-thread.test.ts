@@ -1,0 +1,102 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { threadId } from "node:worker_threads";
+import { systemClock } from "@tocsin/core";
+import { openSqlite } from "@tocsin/store";
+import { captureLogger, until } from "@tocsin/testing";
+import type Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../alert-service/src/config.js";
+import { type AlertsRuntime, createAlertsRuntime } from "../alert-service/src/service.js";
+import { ctx, FakeWorld } from "./alert-processing.fixtures.js";
+
+/**
+ * The embedded default (ALERT_PROCESSING_THREAD=true): the alert lanes run in a worker thread
+ * with their own SQLite connections; the main thread accepts, waits for outcomes (`waitFor`) and
+ * counts them. A thread that dies is logged and restarted, and what was queued meanwhile runs.
+ */
+describe("alert processing in a worker thread (SQLite, local queue)", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "tocsin-processing-thread-"));
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: "debug" });
+  const world = new FakeWorld();
+  const project = world.project();
+  const integration = world.integration(project);
+  const log = captureLogger("debug");
+  let sqlite: Database.Database;
+  let rt: AlertsRuntime;
+
+  const open = async () => {
+    const runtime = await createAlertsRuntime({
+      sqlite,
+      dataDir,
+      projects: world.projects,
+      integrations: world.directory,
+      clock: systemClock,
+      logger: log.logger,
+      processingThread: { config, onMail: () => undefined },
+    });
+    await runtime.start();
+    return runtime;
+  };
+  const post = (fingerprint: string, waitMs: number) =>
+    rt.useCases.ingest(
+      {
+        projectId: project,
+        integrationId: integration.id,
+        payloadJson: JSON.stringify({ title: `disk full ${fingerprint}`, fingerprint }),
+        waitMs,
+      },
+      ctx("thread"),
+    );
+
+  beforeAll(async () => {
+    sqlite = openSqlite(join(dataDir, "alert.db"));
+    rt = await open();
+  });
+  afterAll(async () => {
+    await rt?.stop();
+    sqlite?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("processes in another thread, and waitFor and the counts see its jobs end", async () => {
+    const thread = rt.thread()?.threadId();
+    expect(thread).toBeDefined();
+    expect(thread).not.toBe(threadId);
+    const first = await post("a", 10_000);
+    expect(first.processed).toBe(true);
+    expect(first.outcomes).toMatchObject([{ action: "created", events: 1 }]);
+    const again = await post("a", 10_000);
+    expect(again.outcomes).toMatchObject([{ action: "incremented", events: 2, iid: first.outcomes[0]?.iid }]);
+    const stats = await rt.useCases.stats();
+    expect(stats).toMatchObject({ pending: 0, processed: 2, failed: 0 });
+    // The thread's log lines reach the main thread's logger, marked with the thread.
+    await until(() => log.lines().some((l) => l.msg === "alert processed" && l.thread === "processing"));
+  });
+
+  it("a thread that dies is logged and restarted, and what was queued meanwhile runs", async () => {
+    const before = rt.thread()?.threadId();
+    await rt.thread()?.kill();
+    // Queued while no thread runs: durable, and run by the next thread.
+    const queued = await post("b", 0);
+    expect(queued.processed).toBe(false);
+    await until(() => log.lines().some((l) => l.msg === "processing thread exited; restarting it" && l.level === 50));
+    await until(() => rt.healthy());
+    expect(rt.thread()?.threadId()).not.toBe(before);
+    await until(async () => (await rt.useCases.stats()).pending === 0);
+    const after = await post("b", 10_000);
+    expect(after.outcomes).toMatchObject([{ action: "incremented", events: 2 }]);
+  });
+
+  it("stop lets the thread finish; jobs left pending run after a restart on the same files", async () => {
+    const posted = [];
+    for (let i = 0; i < 50; i++) posted.push(await post("c", 0));
+    await rt.stop();
+    expect(rt.thread()?.threadId()).toBeUndefined();
+    rt = await open();
+    const last = await post("c", 10_000);
+    expect(last.outcomes).toMatchObject([{ events: posted.length + 1 }]);
+    await until(async () => (await rt.useCases.stats()).pending === 0);
+  });
+});
