@@ -117,7 +117,7 @@ export async function startHarness(
     world,
     clock,
     async dropJobRecord(jobId: string) {
-      sqlite?.prepare("DELETE FROM processed_jobs WHERE job_id = ?").run(jobId);
+      sqlite?.prepare("UPDATE alert_ops SET outcome = NULL WHERE op = ?").run(jobId);
       await client?.db(dbName).collection<{ _id: string }>("processed_jobs").deleteOne({ _id: jobId });
     },
     async restart() {

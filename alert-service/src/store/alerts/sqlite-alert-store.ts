@@ -1,9 +1,9 @@
 import { prepared } from "@tocsin/store";
-import type { Database } from "better-sqlite3";
+import type { Database, Statement } from "better-sqlite3";
 import type { ActivityEntry, Alert, AlertStatus } from "../../domain/alerts/model.js";
 import type { AlertQuery, AlertStore, NewAlert } from "../../domain/alerts/ports.js";
 import { opApplied, openAlertExists, RESOLVED, severityCode, severityOf, statusCode, statusOf } from "./codes.js";
-import { isUniqueViolation, nextCounter } from "./sqlite-schema.js";
+import { isUniqueViolation } from "./sqlite-schema.js";
 
 interface AlertRow {
   id: number;
@@ -64,20 +64,48 @@ function orderSql(q: AlertQuery): string {
   return `${column} ${dir}, id ${dir}`;
 }
 
+/**
+ * The op record of a change (`alert_ops`, op = job id). A bare outcome recorded earlier
+ * (`SqliteRequestLog.recordJob`) is completed; a change already recorded is not replaced, and
+ * the write reports 0 changes.
+ */
+const RECORD_OP = `INSERT INTO alert_ops (op, alert_id, created, at) VALUES (?, ?, ?, ?)
+  ON CONFLICT (op) DO UPDATE SET alert_id = excluded.alert_id, created = excluded.created WHERE alert_id IS NULL`;
+
+/** The new alert's row; its iid is the project's next (alerts are never deleted: no counter needed). */
+const INSERT_ALERT = `INSERT INTO alerts (project_id, iid, integration_id, title, description, severity, status, service,
+    monitoring_tool, hosts, events, fingerprint, started_at, ended_at, environment_name, payload, created_at, updated_at)
+  SELECT ?, COALESCE(MAX(iid), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?
+  FROM alerts WHERE project_id = ? RETURNING id, iid`;
+
 export class SqliteAlertStore implements AlertStore {
   /** Transactions built once (`db.transaction` wraps a function; building it per call costs). */
   private readonly insertTx: (input: NewAlert) => Alert;
-  private readonly applyOpTx: (alertId: number, opKey: string, at: number, sql: string, args: unknown[]) => AlertRow | undefined;
+  private readonly applyOpTx: (
+    alertId: number,
+    opKey: string,
+    at: number,
+    update: Statement,
+    args: unknown[],
+  ) => AlertRow | undefined;
+  private readonly eventSql: Statement;
+  private readonly resolveSql: Statement;
 
   constructor(private readonly db: Database) {
     this.insertTx = db.transaction((input: NewAlert) => this.insertNow(input));
-    this.applyOpTx = db.transaction((alertId: number, opKey: string, at: number, sql: string, args: unknown[]) => {
-      if (prepared(this.db, "SELECT 1 FROM alert_ops WHERE op = ?").get(opKey)) return undefined;
-      const row = prepared(this.db, `${sql} RETURNING *`).get(...args) as AlertRow | undefined;
+    this.applyOpTx = db.transaction((alertId: number, opKey: string, at: number, update: Statement, args: unknown[]) => {
+      if (prepared(this.db, "SELECT 1 FROM alert_ops WHERE op = ? AND alert_id IS NOT NULL").get(opKey)) return undefined;
+      const row = update.get(...args) as AlertRow | undefined;
       if (!row) return undefined;
-      prepared(this.db, "INSERT INTO alert_ops (op, alert_id, at) VALUES (?, ?, ?)").run(opKey, alertId, at);
+      prepared(this.db, RECORD_OP).run(opKey, alertId, 0, at);
       return row;
     });
+    this.eventSql = db.prepare(
+      `UPDATE alerts SET events = events + 1, updated_at = ? WHERE id = ? AND status <> ${RESOLVED} RETURNING *`,
+    );
+    this.resolveSql = db.prepare(
+      `UPDATE alerts SET status = ${RESOLVED}, ended_at = ?, updated_at = ? WHERE id = ? AND status <> ${RESOLVED} RETURNING *`,
+    );
   }
 
   private row(sql: string, ...args: unknown[]): Alert | undefined {
@@ -85,21 +113,17 @@ export class SqliteAlertStore implements AlertStore {
     return r ? toAlert(r) : undefined;
   }
 
-  /** The insert and its op record; run inside `insertTx`. The alert is built from what was written (no read back). */
+  /**
+   * The insert, its op record and its notes; run inside `insertTx`, which rolls the insert back
+   * when the op was applied already. The alert is built from what was written (no read back).
+   */
   private insertNow(input: NewAlert): Alert {
     const a = input.alert;
     const at = input.at.getTime();
-    const iid = nextCounter(this.db, `alert_iid:${input.projectId}`);
     const endedAt = input.status === "resolved" ? Date.parse(a.endedAt ?? input.at.toISOString()) : null;
     const startedAt = Date.parse(a.startedAt);
-    const { id } = prepared(
-      this.db,
-      `INSERT INTO alerts (project_id, iid, integration_id, title, description, severity, status, service,
-         monitoring_tool, hosts, events, fingerprint, started_at, ended_at, environment_name, payload, create_op,
-         created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,1,?,?,?,?,?,?,?,?) RETURNING id`,
-    ).get(
+    const { id, iid } = prepared(this.db, INSERT_ALERT).get(
       input.projectId,
-      iid,
       input.integrationId,
       a.title,
       a.description ?? "",
@@ -113,11 +137,11 @@ export class SqliteAlertStore implements AlertStore {
       endedAt,
       a.environmentName ?? "",
       JSON.stringify(a.payload),
-      input.opKey,
       at,
       at,
-    ) as { id: number };
-    prepared(this.db, "INSERT INTO alert_ops (op, alert_id, at) VALUES (?, ?, ?)").run(input.opKey, id, at);
+      input.projectId,
+    ) as { id: number; iid: number };
+    if (prepared(this.db, RECORD_OP).run(input.opKey, id, 1, at).changes === 0) throw opApplied();
     for (const n of input.notes ?? []) {
       prepared(this.db, "INSERT OR IGNORE INTO alert_activity (alert_id, key, note, at) VALUES (?, ?, ?, ?)").run(
         id,
@@ -154,7 +178,6 @@ export class SqliteAlertStore implements AlertStore {
     try {
       return this.insertTx(input);
     } catch (err) {
-      if (isUniqueViolation(err, "alerts.create_op") || isUniqueViolation(err, "alert_ops.op")) throw opApplied();
       if (isUniqueViolation(err, "alerts.project_id, alerts.fingerprint")) throw openAlertExists();
       throw err;
     }
@@ -172,40 +195,25 @@ export class SqliteAlertStore implements AlertStore {
   }
 
   async findByOp(projectId: number, opKey: string) {
-    const alert = this.row(
-      "SELECT a.* FROM alert_ops o JOIN alerts a ON a.id = o.alert_id WHERE o.op = ? AND a.project_id = ?",
-      opKey,
-      projectId,
-    );
-    if (!alert) return undefined;
-    const created = prepared(this.db, "SELECT 1 FROM alerts WHERE id = ? AND create_op = ?").get(alert.id, opKey) !== undefined;
-    return { alert, created };
+    const r = prepared(
+      this.db,
+      "SELECT a.*, o.created AS op_created FROM alert_ops o JOIN alerts a ON a.id = o.alert_id WHERE o.op = ? AND a.project_id = ?",
+    ).get(opKey, projectId) as (AlertRow & { op_created: number }) | undefined;
+    return r ? { alert: toAlert(r), created: r.op_created === 1 } : undefined;
   }
 
-  /** Runs the UPDATE `sql` with the op recorded in the same transaction; undefined if nothing changed. */
-  private applyOp(alertId: number, opKey: string, at: Date, sql: string, args: unknown[]): Alert | undefined {
-    const row = this.applyOpTx(alertId, opKey, at.getTime(), sql, args);
+  /** Runs `update` (… RETURNING *) with the op recorded in the same transaction; undefined if nothing changed. */
+  private applyOp(alertId: number, opKey: string, at: Date, update: Statement, args: unknown[]): Alert | undefined {
+    const row = this.applyOpTx(alertId, opKey, at.getTime(), update, args);
     return row ? toAlert(row) : undefined;
   }
 
   async registerEvent(alertId: number, opKey: string, at: Date) {
-    return this.applyOp(
-      alertId,
-      opKey,
-      at,
-      "UPDATE alerts SET events = events + 1, updated_at = ? WHERE id = ? AND status <> ?",
-      [at.getTime(), alertId, RESOLVED],
-    );
+    return this.applyOp(alertId, opKey, at, this.eventSql, [at.getTime(), alertId]);
   }
 
   async resolve(alertId: number, endedAt: Date, opKey: string, at: Date) {
-    return this.applyOp(
-      alertId,
-      opKey,
-      at,
-      "UPDATE alerts SET status = ?, ended_at = ?, updated_at = ? WHERE id = ? AND status <> ?",
-      [RESOLVED, endedAt.getTime(), at.getTime(), alertId, RESOLVED],
-    );
+    return this.applyOp(alertId, opKey, at, this.resolveSql, [endedAt.getTime(), at.getTime(), alertId]);
   }
 
   async setStatus(alertId: number, status: AlertStatus, endedAt: Date | undefined, at: Date): Promise<Alert> {

@@ -156,37 +156,38 @@ export class SqliteRequestLog implements RequestLog {
     prepared(this.db, "DELETE FROM ingest_idempotency WHERE integration_id = ? AND key = ?").run(integrationId, key);
   }
 
+  /** The outcome goes into the job's op record (`alert_ops`): a row of its own when the job changed nothing. */
   async recordJob(jobId: string, outcome: AlertOutcome, at: Date) {
-    prepared(this.db, "INSERT OR IGNORE INTO processed_jobs (job_id, outcome, at) VALUES (?,?,?)").run(
-      jobId,
-      JSON.stringify(outcome),
-      at.getTime(),
-    );
+    prepared(
+      this.db,
+      "INSERT INTO alert_ops (op, outcome, at) VALUES (?, ?, ?) ON CONFLICT (op) DO UPDATE SET outcome = excluded.outcome WHERE outcome IS NULL",
+    ).run(jobId, JSON.stringify(outcome), at.getTime());
   }
 
   /**
-   * One read: the job's outcome, and whether it changed an alert already. Every change of a job
-   * writes its op record (`alert_ops`, op = job id) in the change's own transaction, so without
-   * one the job has changed nothing and need not look for its earlier change.
+   * One read of the job's op record: its outcome, and whether it changed an alert already. Every
+   * change of a job writes its op record (op = job id) in the change's own transaction, so
+   * without one the job has changed nothing and need not look for its earlier change.
    */
   async startJob(jobId: string) {
-    const r = prepared(
-      this.db,
-      "SELECT (SELECT outcome FROM processed_jobs WHERE job_id = ?) AS outcome, EXISTS (SELECT 1 FROM alert_ops WHERE op = ?) AS applied",
-    ).get(jobId, jobId) as { outcome: string | null; applied: number };
-    return { outcome: r.outcome === null ? undefined : (JSON.parse(r.outcome) as AlertOutcome), firstRun: !r.applied };
+    const r = prepared(this.db, "SELECT outcome, alert_id FROM alert_ops WHERE op = ?").get(jobId) as
+      | { outcome: string | null; alert_id: number | null }
+      | undefined;
+    return {
+      outcome: r?.outcome == null ? undefined : (JSON.parse(r.outcome) as AlertOutcome),
+      firstRun: r?.alert_id == null,
+    };
   }
 
   async jobOutcome(jobId: string) {
-    const r = prepared(this.db, "SELECT outcome FROM processed_jobs WHERE job_id = ?").get(jobId) as
-      | { outcome: string }
+    const r = prepared(this.db, "SELECT outcome FROM alert_ops WHERE op = ?").get(jobId) as
+      | { outcome: string | null }
       | undefined;
-    return r ? (JSON.parse(r.outcome) as AlertOutcome) : undefined;
+    return r?.outcome == null ? undefined : (JSON.parse(r.outcome) as AlertOutcome);
   }
 
   async purge(now: Date, before: Date) {
     prepared(this.db, "DELETE FROM ingest_idempotency WHERE expires_at <= ?").run(now.getTime());
-    prepared(this.db, "DELETE FROM processed_jobs WHERE at < ?").run(before.getTime());
     prepared(this.db, "DELETE FROM alert_ops WHERE at < ?").run(before.getTime());
   }
 }

@@ -2,16 +2,22 @@ import { prepared } from "@tocsin/store";
 import type { Database } from "better-sqlite3";
 
 /**
- * Tables of the alert data. The one-open-alert rule is the partial unique index
+ * Version of the alert tables' layout in `PRAGMA user_version` of the database file (the alert
+ * tables own it: the integration and mail tables beside them in `alert.db` are not versioned).
+ * 0: a database from before versioning (layout `V0_TO_V1` starts from); 1: the layout below.
+ */
+const SCHEMA_VERSION = 1;
+
+/**
+ * The alert list's columns and indexes. The one-open-alert rule is the partial unique index
  * `alerts_one_open_per_fingerprint` (status 2 = resolved). The `alerts_project_*` indexes serve the
  * alerts list: its default order (`created_at`, then `id`, the rowid every index ends with), the
  * status filter, and the `started_at` and `severity` orders (severity's direction is inverted
  * against `id`, hence `id DESC`). Other orders (`updated_at`, `ended_at`, `events`, `status`)
  * sort the project's rows: they are rare, and every index costs each alert write.
  */
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS alert_counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS alerts (
+const alertsTable = (name: string) => `
+CREATE TABLE ${name} (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   project_id INTEGER NOT NULL,
   iid INTEGER NOT NULL,
@@ -30,23 +36,37 @@ CREATE TABLE IF NOT EXISTS alerts (
   environment_name TEXT NOT NULL DEFAULT '',
   incident_iid INTEGER NOT NULL DEFAULT 0,
   payload TEXT NOT NULL,
-  create_op TEXT NOT NULL UNIQUE,
   created_at INTEGER NOT NULL,
   updated_at INTEGER NOT NULL,
   UNIQUE (project_id, iid)
-);
-CREATE UNIQUE INDEX IF NOT EXISTS alerts_one_open_per_fingerprint
+);`;
+const ALERTS_INDEXES = `
+CREATE UNIQUE INDEX alerts_one_open_per_fingerprint
   ON alerts (project_id, fingerprint) WHERE fingerprint IS NOT NULL AND status <> 2;
-CREATE INDEX IF NOT EXISTS alerts_project_created ON alerts (project_id, created_at);
-CREATE INDEX IF NOT EXISTS alerts_project_status_created ON alerts (project_id, status, created_at);
-CREATE INDEX IF NOT EXISTS alerts_project_started ON alerts (project_id, started_at);
-CREATE INDEX IF NOT EXISTS alerts_project_severity ON alerts (project_id, severity, id DESC);
-CREATE TABLE IF NOT EXISTS alert_ops (
+CREATE INDEX alerts_project_created ON alerts (project_id, created_at);
+CREATE INDEX alerts_project_status_created ON alerts (project_id, status, created_at);
+CREATE INDEX alerts_project_started ON alerts (project_id, started_at);
+CREATE INDEX alerts_project_severity ON alerts (project_id, severity, id DESC);
+`;
+
+/**
+ * One record per job (op = job id, a random UUID): the alert its change created (`created` 1) or
+ * changed, and its outcome once it finished. A WITHOUT ROWID table is one B-tree keyed by the op;
+ * `at` (when the change, or a bare outcome, was written) serves the purge.
+ */
+const OPS = `
+CREATE TABLE alert_ops (
   op TEXT PRIMARY KEY,
-  alert_id INTEGER NOT NULL,
+  alert_id INTEGER,
+  created INTEGER NOT NULL DEFAULT 0,
+  outcome TEXT,
   at INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS alert_ops_at ON alert_ops (at);
+) WITHOUT ROWID;
+CREATE INDEX alert_ops_at ON alert_ops (at);
+`;
+
+const OTHERS = `
+CREATE TABLE IF NOT EXISTS alert_counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS alert_activity (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
   alert_id INTEGER NOT NULL,
@@ -82,16 +102,62 @@ CREATE TABLE IF NOT EXISTS ingest_idempotency (
   expires_at INTEGER NOT NULL,
   PRIMARY KEY (integration_id, key)
 );
-CREATE TABLE IF NOT EXISTS processed_jobs (
-  job_id TEXT PRIMARY KEY,
-  outcome TEXT NOT NULL,
-  at INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS processed_jobs_at ON processed_jobs (at);
 `;
 
+const ALERT_COLUMNS = `id, project_id, iid, integration_id, title, description, severity, status, service, monitoring_tool,
+  hosts, events, fingerprint, started_at, ended_at, environment_name, incident_iid, payload, created_at, updated_at`;
+
+/**
+ * Version 0 → 1 (issue 9: fewer B-trees written per alert). `alerts.create_op` (a unique index
+ * beside `alert_ops`) becomes `alert_ops.created`; `processed_jobs` becomes `alert_ops.outcome`;
+ * `alert_ops` becomes WITHOUT ROWID; alert iids come from `MAX(iid) + 1` of the project (alerts
+ * are never deleted, so that is the counter's value), and the `alert_iid:*` counters go.
+ * `alerts` is rebuilt (SQLite drops no UNIQUE column in place), keeping ids and the AUTOINCREMENT
+ * sequence.
+ */
+const V0_TO_V1 = `
+CREATE TABLE alert_ops_v1 (
+  op TEXT PRIMARY KEY,
+  alert_id INTEGER,
+  created INTEGER NOT NULL DEFAULT 0,
+  outcome TEXT,
+  at INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT INTO alert_ops_v1 (op, alert_id, created, at)
+  SELECT o.op, o.alert_id, EXISTS (SELECT 1 FROM alerts a WHERE a.create_op = o.op), o.at FROM alert_ops o;
+INSERT INTO alert_ops_v1 (op, outcome, at) SELECT job_id, outcome, at FROM processed_jobs WHERE true
+  ON CONFLICT (op) DO UPDATE SET outcome = excluded.outcome;
+DROP TABLE alert_ops;
+DROP TABLE processed_jobs;
+ALTER TABLE alert_ops_v1 RENAME TO alert_ops;
+CREATE INDEX alert_ops_at ON alert_ops (at);
+CREATE TEMP TABLE alerts_sequence AS SELECT seq FROM sqlite_sequence WHERE name = 'alerts';
+${alertsTable("alerts_v1")}
+INSERT INTO alerts_v1 (${ALERT_COLUMNS}) SELECT ${ALERT_COLUMNS} FROM alerts;
+DROP TABLE alerts;
+ALTER TABLE alerts_v1 RENAME TO alerts;
+${ALERTS_INDEXES}
+INSERT INTO sqlite_sequence (name, seq) SELECT 'alerts', 0 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'alerts');
+UPDATE sqlite_sequence SET seq = MAX(seq, COALESCE((SELECT seq FROM temp.alerts_sequence), 0)) WHERE name = 'alerts';
+DROP TABLE temp.alerts_sequence;
+DELETE FROM alert_counters WHERE name LIKE 'alert_iid:%';
+`;
+
+/**
+ * Creates the alert tables, or brings an existing database to the current layout in place
+ * (one IMMEDIATE transaction: another connection opening the file meanwhile waits, then finds
+ * the new version and does nothing).
+ */
 export function migrateAlertsSchema(db: Database): void {
-  db.exec(SCHEMA);
+  const version = () => db.pragma("user_version", { simple: true }) as number;
+  if (version() >= SCHEMA_VERSION) return;
+  db.transaction(() => {
+    if (version() >= SCHEMA_VERSION) return;
+    const existing = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'alerts'").get();
+    db.exec(OTHERS);
+    db.exec(existing ? V0_TO_V1 : alertsTable("alerts") + ALERTS_INDEXES + OPS);
+    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  }).immediate();
 }
 
 /** Next value of a named counter, inside the caller's transaction. */
