@@ -11,14 +11,17 @@
 // counting does not weigh on the CPU figure), plus the bytes of alert.db per alert.
 //
 // One-command reproduction (build first: the script imports alert-service/dist):
-//   npm run build && node bench/sqlite-processing.mjs [--alerts 20000] [--batch 64] [--rounds 3]
+//   npm run build && node bench/sqlite-processing.mjs [--alerts 20000] [--batch 64] [--rounds 3] [--ids v7|v4]
+// (--ids: the job ids, which are request ids: v7 = time-ordered UUIDs as the gateway makes them,
+// v4 = random ones, as a caller's own X-Request-Id may be: every index keyed by them then takes a
+// random page per alert.)
 // Before/after in one run (alternating rounds, medians), against a copy of an older build:
 //   node bench/sqlite-processing.mjs --against <dir holding alert-service/dist of the old build>
 //   (e.g. `git worktree add /tmp/old <commit> && cd /tmp/old && ln -s <repo>/node_modules . &&
 //   npx tsc -b alert-service`, then `--against /tmp/old`).
 import { execFileSync } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -32,19 +35,28 @@ const { values: opt } = parseArgs({
     rounds: { type: "string", default: "3" },
     root: { type: "string", default: ROOT },
     against: { type: "string" },
+    ids: { type: "string", default: "v7" },
     json: { type: "boolean", default: false },
   },
 });
 const N = Number(opt.alerts);
 const BATCH = Number(opt.batch);
+if (!["v4", "v7"].includes(opt.ids)) throw new Error("--ids: v4 or v7");
 
 async function load(root) {
   const dist = (p) => pathToFileURL(join(root, "alert-service/dist", p)).href;
-  const { openSqlite } = await import("@tocsin/store");
+  // The build's own opener (its pragmas), when the build has one.
+  const store = join(root, "libs/store/dist/index.js");
+  const { openSqlite } = await import(existsSync(store) ? pathToFileURL(store).href : "@tocsin/store");
+  const { uuidV7 } = await import("@tocsin/core");
+  newId = opt.ids === "v7" ? uuidV7 : randomUUID;
   const { createSqliteAlertsStores } = await import(dist("store/alerts/sqlite-stores.js"));
   const { processAlertJobs } = await import(dist("domain/alerts/processing.js"));
   return { openSqlite, createSqliteAlertsStores, processAlertJobs };
 }
+
+/** Job ids are request ids: time-ordered UUIDs from the gateway (v7), or a caller's random ones (v4). */
+let newId = randomUUID;
 
 /** The `i`-th distinct alert of a storm: a normalized ~150-byte alert with its own fingerprint. */
 function jobOf(tag, i) {
@@ -56,8 +68,7 @@ function jobOf(tag, i) {
     service: "web",
     monitoring_tool: "storm",
   };
-  // Job ids are request ids: random UUIDs from the gateway (random keys in every index on them).
-  const id = randomUUID();
+  const id = newId();
   return {
     jobId: id,
     requestId: id,
@@ -128,9 +139,10 @@ async function round(root) {
     );
     const fresh = Array.from({ length: N }, (_, i) => jobOf("new", i));
     const again = fresh.map((j) => {
-      const id = randomUUID();
+      const id = newId();
       return { ...j, jobId: id, requestId: id };
     });
+    db.pragma("wal_checkpoint(TRUNCATE)");
     const size0 = statSync(join(dir, "alert.db")).size;
     const result = {};
     result.new = await runPhase(processAlertJobs, deps, fresh);
@@ -148,7 +160,7 @@ async function round(root) {
     const counted = Array.from({ length: M }, (_, i) => jobOf("count", i));
     for (const [phase, jobs] of [
       ["new", counted],
-      ["repeat", counted.map((j) => ({ ...j, jobId: randomUUID() }))],
+      ["repeat", counted.map((j) => ({ ...j, jobId: newId() }))],
       ["rerun", counted],
     ]) {
       counter.n = 0;
@@ -181,14 +193,27 @@ function summarise(results) {
 
 /** One round of `root` in a fresh process (no JIT or cache state shared between builds). */
 function childRound(root) {
-  const args = [fileURLToPath(import.meta.url), "--json", "--rounds", "1", "--alerts", String(N), "--batch", String(BATCH)];
+  const args = [
+    fileURLToPath(import.meta.url),
+    "--json",
+    "--rounds",
+    "1",
+    "--alerts",
+    String(N),
+    "--batch",
+    String(BATCH),
+    "--ids",
+    opt.ids,
+  ];
   const out = execFileSync(process.execPath, [...args, "--root", root], { encoding: "utf8" });
   return JSON.parse(out.trim().split("\n").pop());
 }
 
 const fmt = (x, d = 1) => x.toFixed(d).padStart(8);
 function print(label, s) {
-  console.log(`${label}  (${N} alerts, batches of ${BATCH}; alert.db ${fmt(s.bytesPerAlert, 0)} bytes/alert)`);
+  console.log(
+    `${label}  (${N} alerts, batches of ${BATCH}, ${opt.ids} job ids; alert.db ${fmt(s.bytesPerAlert, 0)} bytes/alert)`,
+  );
   console.log("  phase    µs CPU/alert  µs wall/alert  statements/alert");
   for (const p of PHASES)
     console.log(`  ${p.padEnd(7)}  ${fmt(s[p].cpuUs)}      ${fmt(s[p].wallUs)}       ${fmt(s[p].statements)}`);

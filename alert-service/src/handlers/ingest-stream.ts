@@ -1,5 +1,4 @@
-import { randomUUID } from "node:crypto";
-import { AppError, type CallContext, toAppError, unavailable } from "@tocsin/core";
+import { AppError, type CallContext, toAppError, unavailable, uuidV7 } from "@tocsin/core";
 import { type ServerCallContext, type ServerDuplex, STREAM_DRAINING_REASON, toItemError, traceItem } from "@tocsin/grpc";
 import { alertV1 } from "@tocsin/proto";
 import type { Tracing } from "@tocsin/telemetry";
@@ -35,7 +34,7 @@ function requestOf(alert: alertV1.IngestAlertRequest): IngestRequest {
 
 /** The item's own call context: its request id, principal and deadline (not the stream's). */
 function contextOf(item: alertV1.IngestAlertsItem, now: number): CallContext {
-  const ctx: CallContext = { requestId: item.requestId.slice(0, 128) || randomUUID() };
+  const ctx: CallContext = { requestId: item.requestId.slice(0, 128) || uuidV7() };
   if (item.userId > 0) ctx.principal = { userId: item.userId };
   if (item.timeoutMs > 0) ctx.deadlineMs = now + item.timeoutMs;
   return ctx;

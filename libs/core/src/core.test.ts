@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, commonEnv, parseConfig, storageEnv, z } from "./config.js";
 import { actingFor, internalContext } from "./context.js";
-import { randomHex, SecretBox, safeEqual, sha1Hex, sha256 } from "./crypto.js";
+import { randomHex, SecretBox, safeEqual, sha1Hex, sha256, uuidV7 } from "./crypto.js";
 import { AppError, toAppError } from "./errors.js";
 import { toPage } from "./paging.js";
 
@@ -68,6 +68,17 @@ describe("crypto", () => {
     expect(safeEqual(sha256("a"), sha256("b"))).toBe(false);
     expect(safeEqual(Buffer.from("a"), Buffer.from("ab"))).toBe(false);
     expect(sha1Hex("fingerprint")).toBe("b5448ce070e8ff567c4870e9fe0aeba3c0a98330");
+  });
+
+  it("makes version 7 UUIDs: the time first, so later ids sort later, and random bits after it", () => {
+    const at = Date.parse("2026-11-24T13:45:00.000Z");
+    const id = uuidV7(at);
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(Number.parseInt(id.replace("-", "").slice(0, 12), 16)).toBe(at);
+    expect(uuidV7(at)).not.toBe(id);
+    const ids = [uuidV7(at + 1), uuidV7(at), uuidV7(at + 1000), uuidV7(at + 2)];
+    expect([...ids].sort()).toEqual([ids[1], ids[0], ids[3], ids[2]]);
+    expect(uuidV7()).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
   });
 });
 

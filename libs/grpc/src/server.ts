@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import {
   type handleBidiStreamingCall,
   type handleServerStreamingCall,
@@ -12,7 +11,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { ReflectionService } from "@grpc/reflection";
-import { type CallContext, type Logger, toAppError, withTimeout } from "@tocsin/core";
+import { type CallContext, type Logger, toAppError, uuidV7, withTimeout } from "@tocsin/core";
 import { loadPackageDefinition } from "@tocsin/proto";
 import type { Tracing } from "@tocsin/telemetry";
 import { HealthImplementation } from "grpc-health-check";
@@ -85,7 +84,7 @@ function contextOf(
   logger: Logger,
   method: string,
 ) {
-  const base = metadataToContext(call.metadata, randomUUID);
+  const base = metadataToContext(call.metadata, uuidV7);
   const deadline = call.getDeadline();
   const deadlineMs = deadline instanceof Date ? deadline.getTime() : Number.isFinite(deadline) ? Number(deadline) : undefined;
   const ctx: ServerCallContext = {

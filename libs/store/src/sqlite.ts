@@ -8,11 +8,21 @@ export interface SqliteOptions {
 }
 
 /**
+ * WAL pages (4 KiB) after which a commit checkpoints: 4,000 (16 MiB) instead of SQLite's 1,000.
+ * A checkpoint copies each page of the WAL into the file once, however often it was rewritten
+ * meanwhile (the ends of append-only indexes are rewritten by every commit), and syncs the file:
+ * fewer, larger checkpoints cost less per write (bench/sqlite-processing.mjs: ≈ 7 % of the CPU
+ * per processed alert). The price is a WAL file of up to ≈ 16 MiB.
+ */
+const WAL_AUTOCHECKPOINT_PAGES = 4000;
+
+/**
  * Opens (creating its directory) an embedded database the way every service does: WAL journal,
  * `synchronous = NORMAL`, a 5 s busy timeout, and temporary files in memory (`temp_store`: the
  * savepoint and statement journals of nested transactions, which otherwise write every page a
  * savepoint touches to a temporary file; measured: 35 writes per processed alert inside a batch
- * transaction, 0.107 → 0.062 ms of CPU per alert). `:memory:` gives a private in-memory database.
+ * transaction, 0.107 → 0.062 ms of CPU per alert), and checkpoints every 16 MiB of WAL (see
+ * WAL_AUTOCHECKPOINT_PAGES). `:memory:` gives a private in-memory database.
  */
 export function openSqlite(file: string, opts: SqliteOptions = {}): Database.Database {
   if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
@@ -21,5 +31,6 @@ export function openSqlite(file: string, opts: SqliteOptions = {}): Database.Dat
   db.pragma(`synchronous = ${opts.synchronous ?? "NORMAL"}`);
   db.pragma("busy_timeout = 5000");
   db.pragma("temp_store = MEMORY");
+  db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
   return db;
 }
