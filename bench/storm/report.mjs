@@ -24,7 +24,11 @@ function print(rows) {
 /** CPU ms per alert of each process, medians over the rounds ("gateway 0.41, alert 0.62, ..."). */
 function cpuCell(rounds) {
   const names = Object.keys(rounds[0]?.cpuMsPerAlert ?? {});
-  return names.map((k) => `${k} ${median(rounds.map((r) => r.cpuMsPerAlert[k])) ?? "—"}`).join(", ");
+  const cell = (k) => {
+    const m = median(rounds.map((r) => r.cpuMsPerAlert[k]));
+    return m === null ? "—" : String(Math.round(m * 1000) / 1000);
+  };
+  return names.map((k) => `${k} ${cell(k)}`).join(", ");
 }
 
 /** Answers >= 400 and socket errors over all the rounds. */
