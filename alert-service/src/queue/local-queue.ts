@@ -32,6 +32,8 @@ export interface LocalQueueOptions {
   synchronous?: "FULL" | "NORMAL";
   /** How long finished jobs stay (dedupe window and `waitFor` answers). */
   retainMs?: number;
+  /** How often finished jobs older than `retainMs` are deleted (default every minute). */
+  sweepEveryMs?: number;
   backoff?: Backoff;
   /**
    * true (default): a lane runs its jobs strictly in order, a failing job holding it. false: a
@@ -78,9 +80,12 @@ CREATE TABLE IF NOT EXISTS jobs (
   created_at INTEGER NOT NULL,
   finished_at INTEGER
 );
-CREATE INDEX IF NOT EXISTS jobs_lane_pending ON jobs (lane, status, seq);
-CREATE INDEX IF NOT EXISTS jobs_finished ON jobs (finished_at);
+DROP INDEX IF EXISTS jobs_lane_pending;
+DROP INDEX IF EXISTS jobs_finished;
+CREATE INDEX IF NOT EXISTS jobs_pending ON jobs (lane, seq) WHERE status = 'pending';
 `;
+// Only pending jobs are indexed (beside the id): an add writes one index entry besides the id's,
+// an end removes it. Finished jobs are swept by seq ranges (see sweep), not through an index.
 
 /**
  * The durable in-process queue: a job is committed to SQLite (WAL, synchronous=FULL) before
@@ -99,6 +104,8 @@ export class LocalJobQueue implements JobQueue {
   private loops: Promise<void>[] = [];
   private running = false;
   private sweeper: NodeJS.Timeout | undefined;
+  /** The last seq at each sweep: the jobs up to it were added by then (see sweep). */
+  private sweeps: Array<{ at: number; seq: number }> = [];
   private batch: Array<{ jobs: QueuedJob[]; resolve: () => void; reject: (err: unknown) => void }> = [];
   private processed = 0;
   private failed = 0;
@@ -208,7 +215,7 @@ export class LocalJobQueue implements JobQueue {
     this.running = true;
     const worker = asBatchWorker(run);
     this.loops = Array.from({ length: this.lanes }, (_, lane) => this.loop(lane, worker));
-    this.sweeper = setInterval(() => this.sweep(), 60_000);
+    this.sweeper = setInterval(() => this.sweep(), this.opts.sweepEveryMs ?? 60_000);
     this.sweeper.unref();
   }
 
@@ -347,8 +354,22 @@ export class LocalJobQueue implements JobQueue {
     return this.db.open;
   }
 
+  /**
+   * Deletes the jobs that finished more than `retainMs` ago. A job that finished then was added
+   * before then, so it lies at or below the last seq of a sweep made before then: only that
+   * range is read (seq is the rowid), not the whole file. After a restart the first such bound
+   * is `retainMs` away, so finished jobs stay that much longer once.
+   */
   private sweep(): void {
-    prepared(this.db, "DELETE FROM jobs WHERE status <> 'pending' AND finished_at < ?").run(Date.now() - this.retainMs);
+    const now = Date.now();
+    const { seq } = prepared(this.db, "SELECT COALESCE(MAX(seq), 0) AS seq FROM jobs").get() as { seq: number };
+    this.sweeps.push({ at: now, seq });
+    const cutoff = now - this.retainMs;
+    const past = this.sweeps.filter((s) => s.at <= cutoff);
+    const bound = past.at(-1);
+    if (!bound) return;
+    this.sweeps = this.sweeps.filter((s) => s.at > bound.at);
+    prepared(this.db, "DELETE FROM jobs WHERE seq <= ? AND status <> 'pending' AND finished_at < ?").run(bound.seq, cutoff);
   }
 
   async close(): Promise<void> {

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { silentLogger } from "@tocsin/core";
+import { until } from "@tocsin/testing";
 import { Redis } from "ioredis";
 import { describe, expect, inject, it } from "vitest";
 import { BullmqJobQueue } from "./bullmq-queue.js";
@@ -17,6 +18,22 @@ describeJobQueueContract("local (SQLite)", async () => {
     cleanup: async () => rmSync(dir, { recursive: true, force: true }),
     batches: true,
   };
+});
+
+describe("local (SQLite) queue housekeeping", () => {
+  it("sweeps jobs that finished more than retainMs ago, never pending ones", async () => {
+    const q = new LocalJobQueue({ file: ":memory:", logger, retainMs: 0, sweepEveryMs: 20, backoff: () => 60_000 });
+    await q.add({ id: "held", name: "n", lane: 1, data: {} });
+    await q.start(async (job) => {
+      if (job.id === "held") throw new Error("keeps failing");
+      return "done";
+    });
+    await q.add({ id: "done", name: "n", lane: 0, data: {} });
+    expect(await q.waitFor("done", 0, 5000)).toEqual({ state: "completed", result: "done" });
+    await until(async () => (await q.waitFor("done", 0, 0)) === undefined);
+    expect(await q.counts()).toMatchObject({ pending: 1 });
+    await q.close();
+  });
 });
 
 describe("local (SQLite) queue failures", () => {
