@@ -1,0 +1,98 @@
+#!/usr/bin/env node
+// CPU per job of the embedded durable queue alone (issue 9): `LocalJobQueue` from
+// alert-service/dist on a file in a temporary folder (WAL, synchronous FULL for the adds, as
+// alert-service opens `alert-queue.db`), no processing, no gRPC, no HTTP. Two phases:
+//   add   N jobs over 8 lanes, --group adds per event-loop turn (one group commit each);
+//   run   a batch worker taking up to 32 jobs of a lane at a time and doing nothing, until every
+//         job has ended (its end recorded in the queue, as the lanes do);
+// and prints µs of CPU per job (process.cpuUsage, user + system) for each, median of --rounds.
+//
+// One-command reproduction (build first: the script imports alert-service/dist):
+//   npm run build && node bench/local-queue.mjs [--jobs 40000] [--group 50] [--rounds 3]
+// Before/after in one run (alternating rounds): --against <a checkout whose alert-service/dist
+// is the older build>.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const { values: opt } = parseArgs({
+  options: {
+    jobs: { type: "string", default: "40000" },
+    group: { type: "string", default: "50" },
+    rounds: { type: "string", default: "3" },
+    against: { type: "string" },
+  },
+});
+const JOBS = Number(opt.jobs);
+const GROUP = Number(opt.group);
+const logger = { error() {}, warn() {}, info() {}, debug() {}, child: () => logger };
+// The shape of an ingest job's data (alert-service/src/queue/jobs.ts), ~300 bytes as JSON.
+const data = {
+  projectId: 1,
+  integrationId: 2,
+  payloadJson: JSON.stringify({ title: "disk full on db-7", severity: "high", monitoring_tool: "bench", host: "db-7" }),
+  receivedAt: new Date().toISOString(),
+  requestId: "0190f5c2-0000-7000-8000-000000000000",
+};
+
+const cpuUs = (since) => {
+  const { user, system } = process.cpuUsage(since);
+  return user + system;
+};
+
+async function once(root, round) {
+  const { LocalJobQueue } = await import(pathToFileURL(join(root, "alert-service/dist/queue/local-queue.js")).href);
+  const dir = mkdtempSync(join(tmpdir(), "tocsin-queue-bench-"));
+  const queue = new LocalJobQueue({ file: join(dir, "alert-queue.db"), logger });
+  let start = process.cpuUsage();
+  for (let i = 0; i < JOBS; i += GROUP) {
+    const adds = [];
+    for (let j = i; j < Math.min(JOBS, i + GROUP); j++)
+      adds.push(queue.add({ id: `r${round}-${String(j).padStart(8, "0")}-0000-7000-8000`, name: "ingest", lane: j % 8, data }));
+    await Promise.all(adds);
+  }
+  const add = cpuUs(start) / JOBS;
+  let ended = 0;
+  let allEnded;
+  const done = new Promise((r) => (allEnded = r));
+  start = process.cpuUsage();
+  await queue.start({
+    maxJobs: 32,
+    batch: async (jobs) => {
+      ended += jobs.length;
+      if (ended >= JOBS) setImmediate(allEnded);
+      return jobs.map(() => ({ ok: true, result: null }));
+    },
+  });
+  await done;
+  // The last batch's end is recorded right after the worker answers: one more turn.
+  await new Promise((r) => setImmediate(r));
+  const run = cpuUs(start) / JOBS;
+  await queue.close();
+  rmSync(dir, { recursive: true, force: true });
+  return { add, run };
+}
+
+const builds = opt.against
+  ? [
+      ["before", resolve(opt.against)],
+      ["after", ROOT],
+    ]
+  : [["this build", ROOT]];
+const results = Object.fromEntries(builds.map(([name]) => [name, []]));
+for (let round = 0; round < Number(opt.rounds); round++)
+  for (const [name, root] of builds) results[name].push(await once(root, `${round}${name.length}`));
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+console.log(`local queue: ${JOBS} jobs, ${GROUP} adds per group commit, median of ${opt.rounds} rounds (µs of CPU per job)`);
+for (const [name, root] of builds) {
+  const rs = results[name];
+  const add = median(rs.map((r) => r.add));
+  const run = median(rs.map((r) => r.run));
+  console.log(
+    `  ${name.padEnd(10)} add ${add.toFixed(1)}  run+end ${run.toFixed(1)}  total ${(add + run).toFixed(1)}   (${root})`,
+  );
+}
