@@ -5,7 +5,14 @@
 //   add   N jobs over 8 lanes, --group adds per event-loop turn (one group commit each);
 //   run   a batch worker taking up to 32 jobs of a lane at a time and doing nothing, until every
 //         job has ended (its end recorded in the queue, as the lanes do);
-// and prints µs of CPU per job (process.cpuUsage, user + system) for each, median of --rounds.
+//   accept  --producers concurrent producers adding one job at a time for --seconds s (as the
+//           webhook's posts arrive), counting adds/s and the event loop's delay p99/max
+//           (monitorEventLoopDelay): how long a post that arrives meanwhile would wait;
+// and prints µs of CPU per job (process.cpuUsage, user + system) for add and run, median of --rounds.
+// A slower disk (fsync of a cloud volume: milliseconds) can be imitated with strace, which delays
+// every fdatasync/fsync of the process:
+//   strace -f --seccomp-bpf -qq -o /dev/null -e trace=fdatasync,fsync \
+//     -e inject=fdatasync:delay_exit=3000 -e inject=fsync:delay_exit=3000 node bench/local-queue.mjs ...
 //
 // One-command reproduction (build first: the script imports alert-service/dist):
 //   npm run build && node bench/local-queue.mjs [--jobs 40000] [--group 50] [--rounds 3]
@@ -14,6 +21,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 
@@ -23,6 +31,8 @@ const { values: opt } = parseArgs({
     jobs: { type: "string", default: "40000" },
     group: { type: "string", default: "50" },
     rounds: { type: "string", default: "3" },
+    producers: { type: "string", default: "50" },
+    seconds: { type: "string", default: "3" },
     against: { type: "string" },
   },
 });
@@ -72,8 +82,30 @@ async function once(root, round) {
   await new Promise((r) => setImmediate(r));
   const run = cpuUs(start) / JOBS;
   await queue.close();
+  const accept = await acceptPhase(LocalJobQueue, join(dir, "accept.db"), round);
   rmSync(dir, { recursive: true, force: true });
-  return { add, run };
+  return { add, run, ...accept };
+}
+
+/** Concurrent producers, one add at a time each, no worker: adds/s and the event loop's delay. */
+async function acceptPhase(LocalJobQueue, file, round) {
+  const queue = new LocalJobQueue({ file, logger });
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  let added = 0;
+  const until = Date.now() + Number(opt.seconds) * 1000;
+  delay.enable();
+  const producer = async (p) => {
+    for (let n = 0; Date.now() < until; n++) {
+      await queue.add({ id: `a${round}-${p}-${n}`, name: "ingest", lane: (p + n) % 8, data });
+      added++;
+    }
+  };
+  const started = Date.now();
+  await Promise.all(Array.from({ length: Number(opt.producers) }, (_, p) => producer(p)));
+  const seconds = (Date.now() - started) / 1000;
+  delay.disable();
+  await queue.close();
+  return { addsPerSecond: added / seconds, delayP99: delay.percentile(99) / 1e6, delayMax: delay.max / 1e6 };
 }
 
 const builds = opt.against
@@ -92,7 +124,11 @@ for (const [name, root] of builds) {
   const rs = results[name];
   const add = median(rs.map((r) => r.add));
   const run = median(rs.map((r) => r.run));
+  const rate = median(rs.map((r) => r.addsPerSecond));
+  const p99 = median(rs.map((r) => r.delayP99));
+  const max = median(rs.map((r) => r.delayMax));
   console.log(
-    `  ${name.padEnd(10)} add ${add.toFixed(1)}  run+end ${run.toFixed(1)}  total ${(add + run).toFixed(1)}   (${root})`,
+    `  ${name.padEnd(10)} add ${add.toFixed(1)}  run+end ${run.toFixed(1)}  total ${(add + run).toFixed(1)} µs/job;` +
+      `  ${opt.producers} producers: ${Math.round(rate)} adds/s, loop delay p99 ${p99.toFixed(1)} ms, max ${max.toFixed(1)} ms   (${root})`,
   );
 }

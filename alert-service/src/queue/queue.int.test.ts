@@ -36,6 +36,59 @@ describe("local (SQLite) queue housekeeping", () => {
   });
 });
 
+describe("local (SQLite) queue durability", () => {
+  const onFile = () => {
+    const dir = mkdtempSync(join(tmpdir(), "tocsin-queue-"));
+    return { file: join(dir, "alert-queue.db"), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  };
+
+  it("resolves an add only once the WAL holding its commit is synced; adds committed meanwhile wait for the next sync", async () => {
+    const { file, cleanup } = onFile();
+    const syncs: Array<() => void> = [];
+    const q = new LocalJobQueue({ file, logger, syncWal: (done) => syncs.push(() => done()) });
+    const settled: string[] = [];
+    const first = q.add({ id: "a", name: "n", lane: 0, data: {} }).then(() => settled.push("a"));
+    await until(() => syncs.length === 1);
+    // Committed (another connection sees it) but not yet durable: not resolved.
+    const reader = new LocalJobQueue({ file, logger, synchronous: "NORMAL" });
+    expect(await reader.counts()).toMatchObject({ pending: 1 });
+    const second = q.add({ id: "b", name: "n", lane: 0, data: {} }).then(() => settled.push("b"));
+    await until(async () => (await reader.counts()).pending === 2);
+    expect(syncs).toHaveLength(1);
+    expect(settled).toEqual([]);
+    syncs[0]?.();
+    await first;
+    expect(settled).toEqual(["a"]);
+    await until(() => syncs.length === 2);
+    syncs[1]?.();
+    await second;
+    expect(settled).toEqual(["a", "b"]);
+    await reader.close();
+    await q.close();
+    cleanup();
+  });
+
+  it("rejects the adds of a commit whose WAL sync failed with UNAVAILABLE (QUEUE_UNAVAILABLE)", async () => {
+    const { file, cleanup } = onFile();
+    const q = new LocalJobQueue({ file, logger, syncWal: (done) => done(new Error("EIO: i/o error, fdatasync")) });
+    await expect(q.add({ id: "x", name: "n", lane: 0, data: {} })).rejects.toMatchObject({
+      code: "UNAVAILABLE",
+      reason: "QUEUE_UNAVAILABLE",
+    });
+    await q.close();
+    cleanup();
+  });
+
+  it("syncs the real WAL file (fdatasync) and closes it with the queue", async () => {
+    const { file, cleanup } = onFile();
+    const q = new LocalJobQueue({ file, logger });
+    await Promise.all(Array.from({ length: 20 }, (_, n) => q.add({ id: `j${n}`, name: "n", lane: n % 8, data: { n } })));
+    expect(await q.counts()).toMatchObject({ pending: 20 });
+    await q.close();
+    cleanup();
+  });
+});
+
 describe("local (SQLite) queue failures", () => {
   it("rejects a job it cannot store with UNAVAILABLE (QUEUE_UNAVAILABLE), not a driver error", async () => {
     const q = new LocalJobQueue({ file: ":memory:", logger });
