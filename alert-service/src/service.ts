@@ -214,13 +214,14 @@ async function storesOf(opts: AlertsRuntimeOptions): Promise<AlertsStores> {
   throw new Error("alerts runtime: a data store (sqlite or mongo) is required");
 }
 
-function queueOf(opts: AlertsRuntimeOptions, onCommit: (lanes: number[]) => void): JobQueue {
+function queueOf(opts: AlertsRuntimeOptions, onCommit: (lanes: number[]) => void, threaded: boolean): JobQueue {
   const logger = opts.logger.child({ component: "alert-queue" });
   if (opts.redisUrl)
     return new BullmqJobQueue({ redisUrl: opts.redisUrl, logger, ...(opts.queuePrefix ? { prefix: opts.queuePrefix } : {}) });
   const file = opts.queueFile ?? join(opts.dataDir, "alert-queue.db");
   if (file !== ":memory:") mkdirSync(opts.dataDir, { recursive: true });
-  return new LocalJobQueue({ file, logger, onCommit });
+  // With the processing thread, its connection checkpoints the WAL (its job-end commits), not the accepting one.
+  return new LocalJobQueue({ file, logger, onCommit, checkpoints: !threaded });
 }
 
 /** Whether the lanes run in the processing thread: asked for, SQLite alerts, a local queue on a file. */
@@ -256,7 +257,7 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
   const system = opts.redisUrl ? "bullmq" : "local";
   const threaded = inThread(opts);
   let thread: ProcessingThread | undefined;
-  const rawQueue = queueOf(opts, (lanes) => thread?.wake(lanes));
+  const rawQueue = queueOf(opts, (lanes) => thread?.wake(lanes), threaded !== undefined);
   const queue = tracedQueue(rawQueue, opts.tracing, { system, destination: "alerts" });
   const timers = tracedQueue(timerQueueOf(opts), opts.tracing, { system, destination: "alert-timers" });
   const jobs = createAlertJobs(queue, timers);

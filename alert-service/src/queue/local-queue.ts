@@ -36,6 +36,12 @@ export interface LocalQueueOptions {
    * libuv's thread pool). Tests hold or fail it to see that `add` waits for it.
    */
   syncWal?: (done: (err?: Error | null) => void) => void;
+  /**
+   * false: this connection never checkpoints the WAL into the database file; another connection
+   * to the file does (in the processing thread, whose job-end commits run SQLite's automatic
+   * checkpoints), so that the thread that accepts is not held by one (default true).
+   */
+  checkpoints?: boolean;
   /** How long finished jobs stay (dedupe window and `waitFor` answers). */
   retainMs?: number;
   /** How often finished jobs older than `retainMs` are deleted (default every minute). */
@@ -144,6 +150,7 @@ export class LocalJobQueue implements JobQueue {
     // job runs again — harmless, jobs are idempotent, and the alert data they wrote is itself
     // committed with NORMAL (service.ts).
     this.db = openSqlite(opts.file);
+    if (opts.checkpoints === false) this.db.pragma("wal_autocheckpoint = 0");
     const durable = (opts.synchronous ?? "FULL") === "FULL" && opts.file !== ":memory:";
     this.syncWal = durable ? (opts.syncWal ?? ((done) => this.fdatasyncWal(done))) : undefined;
     this.db.exec(SCHEMA);
