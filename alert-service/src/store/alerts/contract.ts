@@ -1,4 +1,4 @@
-import { AppError } from "@tocsin/core";
+import { rejectionReason } from "@tocsin/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NormalizedAlert } from "../../domain/alerts/model.js";
 import type { AlertQuery, AlertsStores, NewAlert } from "../../domain/alerts/ports.js";
@@ -34,15 +34,6 @@ function alertInput(
 
 const query = (q: Partial<AlertQuery> = {}): AlertQuery => ({ orderBy: "created_at", sort: "desc", offset: 0, limit: 20, ...q });
 
-async function reason(p: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await p;
-    return undefined;
-  } catch (err) {
-    return AppError.is(err) ? err.reason : String(err);
-  }
-}
-
 /** One behavioural suite for every AlertsStores adapter. */
 export function describeAlertsStoresContract(
   name: string,
@@ -77,7 +68,7 @@ export function describeAlertsStoresContract(
     it("allows one unresolved alert per (project, fingerprint), any number resolved", async () => {
       const p = nextProject();
       const open = await s.alerts.create(alertInput(p, { fingerprint: "f1" }));
-      expect(await reason(s.alerts.create(alertInput(p, { fingerprint: "f1" })))).toBe("OPEN_ALERT_EXISTS");
+      expect(await rejectionReason(s.alerts.create(alertInput(p, { fingerprint: "f1" })))).toBe("OPEN_ALERT_EXISTS");
       await s.alerts.create(alertInput(p, { fingerprint: "f1", endedAt: at.toISOString() }, "resolved"));
       await s.alerts.create(alertInput(p, { fingerprint: "f1", endedAt: at.toISOString() }, "resolved"));
       await s.alerts.create(alertInput(nextProject(), { fingerprint: "f1" }));
@@ -90,7 +81,7 @@ export function describeAlertsStoresContract(
       const p = nextProject();
       const input = alertInput(p);
       await s.alerts.create(input);
-      expect(await reason(s.alerts.create({ ...input }))).toBe("OP_APPLIED");
+      expect(await rejectionReason(s.alerts.create({ ...input }))).toBe("OP_APPLIED");
       const found = await s.alerts.findByOp(p, input.opKey);
       expect(found?.created).toBe(true);
     });
@@ -127,14 +118,14 @@ export function describeAlertsStoresContract(
       const resolved = await s.alerts.setStatus(first.id, "resolved", at, at);
       expect(resolved.endedAt?.toISOString()).toBe(at.toISOString());
       const second = await s.alerts.create(alertInput(p, { fingerprint: "g" }));
-      expect(await reason(s.alerts.setStatus(first.id, "acknowledged", undefined, at))).toBe("OPEN_ALERT_EXISTS");
+      expect(await rejectionReason(s.alerts.setStatus(first.id, "acknowledged", undefined, at))).toBe("OPEN_ALERT_EXISTS");
       expect((await s.alerts.setStatus(second.id, "ignored", undefined, at)).status).toBe("ignored");
       expect((await s.alerts.findOpen(p, "g"))?.id).toBe(second.id);
       await s.alerts.setStatus(second.id, "resolved", at, at);
       const reopened = await s.alerts.setStatus(first.id, "triggered", undefined, at);
       expect(reopened).toMatchObject({ status: "triggered", endedAt: undefined });
       expect((await s.alerts.findOpen(p, "g"))?.id).toBe(first.id);
-      expect(await reason(s.alerts.create(alertInput(p, { fingerprint: "g" })))).toBe("OPEN_ALERT_EXISTS");
+      expect(await rejectionReason(s.alerts.create(alertInput(p, { fingerprint: "g" })))).toBe("OPEN_ALERT_EXISTS");
     });
 
     it("finds the open alert of a fingerprint after resolves and new alerts", async () => {

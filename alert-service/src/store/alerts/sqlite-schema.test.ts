@@ -1,4 +1,4 @@
-import { AppError } from "@tocsin/core";
+import { rejectionReason } from "@tocsin/testing";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import type { NewAlert } from "../../domain/alerts/ports.js";
@@ -145,15 +145,6 @@ function newAlert(projectId: number, opKey: string, fingerprint?: string): NewAl
   };
 }
 
-async function reason(p: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await p;
-    return undefined;
-  } catch (err) {
-    return AppError.is(err) ? err.reason : String(err);
-  }
-}
-
 describe("alert tables on SQLite: an existing database is migrated in place", () => {
   it("from version 0 keeps alerts, ids, iids, op records, outcomes and the rules on them", async () => {
     const db = v0Database();
@@ -171,8 +162,8 @@ describe("alert tables on SQLite: an existing database is migrated in place", ()
     expect(await alerts.activity(2)).toHaveLength(1);
 
     // The rules still hold on the rebuilt table: one open alert per fingerprint, one alert per op.
-    expect(await reason(alerts.create(newAlert(1, "op-new-f", "f")))).toBe("OPEN_ALERT_EXISTS");
-    expect(await reason(alerts.create(newAlert(1, "op-2")))).toBe("OP_APPLIED");
+    expect(await rejectionReason(alerts.create(newAlert(1, "op-new-f", "f")))).toBe("OPEN_ALERT_EXISTS");
+    expect(await rejectionReason(alerts.create(newAlert(1, "op-2")))).toBe("OP_APPLIED");
     expect((await alerts.findOpen(1, "f"))?.id).toBe(2);
     expect(await alerts.registerEvent(2, "op-event", new Date())).toBeUndefined();
     // iids and ids go on from where they were; incident iids keep their counter.
