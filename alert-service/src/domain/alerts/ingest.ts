@@ -141,14 +141,11 @@ export async function ingest(deps: IngestDeps, req: IngestRequest, ctx: CallCont
   if (rateLimit?.throttled)
     return { requestId: ctx.requestId, fingerprints, outcomes: [], processed: false, replayed: false, rateLimit };
   const { requestId, replayed } = await reserveKey(deps, req, ctx.requestId, fingerprints);
-  let jobIds: string[];
-  try {
-    jobIds = await enqueueAll(deps, requestId, integration, alerts, ctx);
-  } catch (err) {
-    if (req.idempotencyKey && !replayed)
-      await deps.stores.requests.release(req.integrationId, req.idempotencyKey).catch(() => {});
-    throw err;
-  }
+  // The key stays reserved when the enqueue fails: a queue that timed out may have stored the
+  // jobs all the same (Redis killed after its AOF write, before its answer). The client's retry
+  // then replays under the first request id, whose job ids the queue and the processed-job
+  // records make run once, whatever the first attempt was answered.
+  const jobIds = await enqueueAll(deps, requestId, integration, alerts, ctx);
   deps.usage?.used(integration.projectId, integration.id);
   const outcomes = req.waitMs && req.waitMs > 0 ? await waitAll(deps, jobIds, req.waitMs) : undefined;
   return {

@@ -117,7 +117,6 @@ export interface RequestLog {
     expiresAt: Date,
     now: Date,
   ): Promise<{ answer: IngestAnswer; existed: boolean }>;
-  release(integrationId: number, key: string): Promise<void>;
   /**
    * Notes that a process-alert job starts. `outcome` when it finished before; `firstRun` only when
    * the store knows that no earlier attempt began, or changed anything (the job need not look for
