@@ -124,3 +124,43 @@ export function tally(answers: Answer[]): Record<string, number> {
   for (const a of answers) counts[String(a.status)] = (counts[String(a.status)] ?? 0) + 1;
   return counts;
 }
+
+/**
+ * REST readers during a fault: GETs of `paths` one after another until stopped, every answer
+ * recorded. What the contract allows (PRODUCT.md section 7): 200, 503 with Retry-After (a
+ * dependency down), or a connection error.
+ */
+export function startReaders(base: () => string, token: string, paths: string[]) {
+  const answers: Answer[] = [];
+  let stopped = false;
+  const loop = async () => {
+    for (let i = 0; !stopped; i++) {
+      const path = paths[i % paths.length] as string;
+      try {
+        const res = await fetch(`${base()}${path}`, { headers: { "PRIVATE-TOKEN": token }, signal: AbortSignal.timeout(15_000) });
+        const retryAfter = res.headers.get("retry-after");
+        answers.push({
+          status: res.status,
+          ...(retryAfter ? { retryAfter } : {}),
+          body: `${path}: ${(await res.text()).slice(0, 120)}`,
+        });
+      } catch {
+        answers.push({ status: "connection error" });
+      }
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  };
+  const done = Promise.all([loop(), loop()]);
+  return {
+    answers,
+    async stop() {
+      stopped = true;
+      await done;
+    },
+  };
+}
+
+/** Reader answers the contract does not allow during a fault. */
+export function forbiddenReads(answers: Answer[]): Answer[] {
+  return answers.filter((a) => a.status !== 200 && forbiddenAnswers([a]).length > 0);
+}

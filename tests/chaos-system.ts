@@ -25,7 +25,7 @@ export interface ChaosSystem {
   stop(): Promise<void>;
 }
 
-const ADMIN = "chaos-admin-token-0123456789abcdef";
+export const CHAOS_ADMIN = "chaos-admin-token-0123456789abcdef";
 
 export async function startChaosSystem(extraEnv: Record<string, string> = {}): Promise<ChaosSystem> {
   const dataDir = mkdtempSync(join(tmpdir(), "tocsin-chaos-"));
@@ -36,7 +36,7 @@ export async function startChaosSystem(extraEnv: Record<string, string> = {}): P
     ALERT_SERVICE_ADDR: `127.0.0.1:${alert}`,
     SETTINGS_SERVICE_ADDR: `127.0.0.1:${settings}`,
     DATA_DIR: dataDir,
-    ADMIN_TOKEN: ADMIN,
+    ADMIN_TOKEN: CHAOS_ADMIN,
     SECRET_KEY: "chaos-secret-0123456789abcdef0123",
     WEBHOOK_RATE_LIMIT_PER_MINUTE: "0",
     ...extraEnv,
@@ -93,7 +93,7 @@ export interface ChaosProject {
 
 /** A user, a project and an active HTTP integration to post to. */
 export async function seedChaosProject(url: string, name: string): Promise<ChaosProject> {
-  const user = await seedUser(url, ADMIN, { username: `${name}-ops` });
+  const user = await seedUser(url, CHAOS_ADMIN, { username: `${name}-ops` });
   const project = await seedProject(url, user.token, { path: `${name}-svc` });
   const created = await api(url, user.token).post(`/api/v4/projects/${project.id}/alert_management/http_integrations`, {
     name: "Chaos",

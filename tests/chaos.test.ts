@@ -1,5 +1,6 @@
+import { until } from "@tocsin/testing";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { forbiddenAnswers, startLoad, tally } from "./chaos-load.js";
+import { forbiddenAnswers, forbiddenReads, startLoad, startReaders, tally } from "./chaos-load.js";
 import {
   type ChaosProject,
   type ChaosSystem,
@@ -126,3 +127,62 @@ describe.skipIf(!built).each([
     180_000,
   );
 });
+
+describe.skipIf(!built)("faults of the other services, and of the supervisor", () => {
+  let system: ChaosSystem;
+  let project: ChaosProject;
+
+  beforeAll(async () => {
+    system = await startChaosSystem();
+    project = await seedChaosProject(system.url, "chaos-rest");
+  }, 120_000);
+
+  afterAll(async () => {
+    await system?.stop();
+  });
+
+  // Every gRPC hop the gateway makes: auth-service (the caller's token), settings-service
+  // (notification settings), alert-service (alerts, integrations) — while one of them is killed.
+  it.each(["auth", "settings", "alert"] as const)(
+    "REST calls during a SIGKILL of %s-service answer 200 or 503 with Retry-After, never 500",
+    async (name) => {
+      const p = `/api/v4/projects/${project.projectId}`;
+      const readers = startReaders(() => system.url, project.token, [
+        "/api/v4/user",
+        "/api/v4/notification_settings",
+        `${p}/notification_settings`,
+        `${p}/alert_management/alerts`,
+        `${p}/alert_management/integrations`,
+      ]);
+      while (readers.answers.length < 20) await new Promise((r) => setTimeout(r, 5));
+      await killHard(system.pid(name));
+      // Read on until the process is back and answering.
+      const seen = readers.answers.length;
+      await system.ready();
+      while (readers.answers.slice(seen).filter((a) => a.status === 200).length < 20) await new Promise((r) => setTimeout(r, 5));
+      await readers.stop();
+      console.log(`[chaos] REST during ${name} SIGKILL: ${JSON.stringify(tally(readers.answers))}`);
+      expect(forbiddenReads(readers.answers).slice(0, 5), JSON.stringify(tally(readers.answers))).toEqual([]);
+    },
+    120_000,
+  );
+
+  it("npm start killed with SIGKILL: the processes it started end too, and a new start gets the ports", async () => {
+    const pids = (["auth", "settings", "alert", "gateway"] as const).map((n) => system.pid(n));
+    const exited = system.started.exit;
+    system.started.child.kill("SIGKILL");
+    await exited;
+    await until(() => pids.every((pid) => !alive(pid)), 20_000);
+    await system.restart();
+    expect((await fetch(`${system.url}/-/health`)).status).toBe(200);
+  }, 120_000);
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
