@@ -26,7 +26,9 @@ describe("ingest with an Idempotency-Key", () => {
     closers.push(
       () => queue.close(),
       () => timers.close(),
-      () => db.close(),
+      () => {
+        db.close();
+      },
     );
     let storeThenFail = 0;
     // The queue stores the jobs, then its answer is lost: the caller sees UNAVAILABLE.
