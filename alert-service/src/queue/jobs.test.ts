@@ -115,6 +115,24 @@ describe("createAlertJobs", () => {
   });
 });
 
+describe("createAlertJobs.waitFor", () => {
+  it("waits in the job's own lane, derived from the job: nothing is remembered per accepted job", async () => {
+    const asked: Array<[string, number]> = [];
+    const queue = {
+      ...recordingQueue(),
+      waitFor: async (id: string, lane: number) => {
+        asked.push([id, lane]);
+        return { state: "completed" as const, result: outcome(1) };
+      },
+    };
+    // Enqueued by one AlertJobs (a replica, or before a restart), waited for through another.
+    const data = processJob("req-1:0").data as ProcessAlertJob;
+    await createAlertJobs(queue, recordingQueue()).enqueueAlerts([data]);
+    expect(await createAlertJobs(queue, recordingQueue()).waitFor(data, 1000)).toEqual(outcome(1));
+    expect(asked).toEqual([["req-1:0", queue.added[0]?.lane]]);
+  });
+});
+
 describe("createJobWorker", () => {
   const worker = (handlers: JobHandlers) => createJobWorker(handlers, silentLogger(), { takeTurns: false });
 

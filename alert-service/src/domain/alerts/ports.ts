@@ -225,7 +225,7 @@ export interface AlertJobs {
     autoResolves: Array<{ job: AutoResolveJob; delayMs: number }>;
   }): Promise<void>;
   /** The outcome of a process-alert job once it finished, or undefined after `timeoutMs`. */
-  waitFor(jobId: string, timeoutMs: number): Promise<AlertOutcome | undefined>;
+  waitFor(job: ProcessAlertJob, timeoutMs: number): Promise<AlertOutcome | undefined>;
   stats(): Promise<QueueStats>;
 }
 
