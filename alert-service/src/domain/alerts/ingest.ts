@@ -93,11 +93,7 @@ export async function enqueueAll(
 }
 
 /** Waits for every job until one shared deadline; undefined if any did not finish. */
-export async function waitAll(
-  deps: IngestDeps,
-  jobs: ProcessAlertJob[],
-  waitMs: number,
-): Promise<AlertOutcome[] | undefined> {
+export async function waitAll(deps: IngestDeps, jobs: ProcessAlertJob[], waitMs: number): Promise<AlertOutcome[] | undefined> {
   const deadline = Date.now() + Math.min(waitMs, MAX_WAIT_MS);
   const outcomes: AlertOutcome[] = [];
   for (const job of jobs) {
