@@ -116,7 +116,7 @@ export async function seedChaosProject(url: string, name: string): Promise<Chaos
 }
 
 /** Every alert of the project, read through the REST list (all pages). */
-export async function listAlerts(url: string, p: ChaosProject): Promise<Array<{ title: string; events: number }>> {
+async function listAlerts(url: string, p: ChaosProject): Promise<Array<{ title: string; events: number }>> {
   const all: Array<{ title: string; events: number }> = [];
   for (let page = 1; ; page++) {
     const res = await api(url, p.token).get(`/api/v4/projects/${p.projectId}/alert_management/alerts?per_page=100&page=${page}`);
