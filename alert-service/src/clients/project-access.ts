@@ -1,21 +1,15 @@
 import { type CallContext, type Clock, forbidden, internalContext, systemClock } from "@tocsin/core";
-import { authV1 } from "@tocsin/proto";
+import type { AuthClient } from "@tocsin/grpc";
+import { type authV1, planName } from "@tocsin/proto";
 import type { ProjectAccess } from "../domain/ports.js";
-import { ACCESS, type ProjectRef, type Tier } from "../domain/types.js";
-import type { AuthClient } from "./auth-client.js";
+import { ACCESS, type ProjectRef } from "../domain/types.js";
 
 /** How long `byId` answers are reused (the ingest hot path asks for every alert). */
 const PROJECT_CACHE_TTL_MS = 5_000;
 const MAX_CACHED = 10_000;
 
-function tierOf(plan: authV1.Plan): Tier {
-  if (plan === authV1.Plan.PLAN_ULTIMATE) return "ultimate";
-  if (plan === authV1.Plan.PLAN_PREMIUM) return "premium";
-  return "free";
-}
-
 function toRef(project: authV1.Project, accessLevel: number): ProjectRef {
-  return { id: project.id, fullPath: project.pathWithNamespace, tier: tierOf(project.tier), accessLevel };
+  return { id: project.id, fullPath: project.pathWithNamespace, tier: planName(project.tier), accessLevel };
 }
 
 /**
