@@ -28,6 +28,11 @@ export async function projectFor(
   return project;
 }
 
+/** Calls by project id for paging come from other services, never from a user. */
+export function internalOnly(ctx: CallContext): void {
+  if (ctx.principal) throw forbidden();
+}
+
 export type UserState = "active" | "blocked" | "removed";
 
 /** A user as the API shows it; `state` says why a participant would be skipped. */

@@ -1,5 +1,5 @@
 import { type CallContext, invalidArgument, notFound } from "@tocsin/core";
-import { memberIds, memberIndex, projectFor, type UserView, userViews } from "./access.js";
+import { internalOnly, memberIds, memberIndex, projectFor, type UserView, userViews } from "./access.js";
 import type { OncallDeps } from "./schedules.js";
 import { existingSchedule } from "./schedules.js";
 import { scheduleShifts } from "./shifts.js";
@@ -128,9 +128,10 @@ export function createOncallQueries(deps: OncallDeps & { now: () => Date }) {
       return Promise.all((await store.listSchedules(id)).map((s) => oncallIn(deps, s, instant, ctx)));
     },
 
-    /** For paging (internal callers): one schedule at an instant; 404 when it is gone. */
-    async scheduleOncall(projectId: number, iid: number, at: Date, ctx: CallContext): Promise<OncallView> {
-      return oncallIn(deps, await existingSchedule(store, projectId, iid), at, ctx);
+    /** For paging (internal callers only): one schedule at `at` (default now); 404 when it is gone. */
+    async scheduleOncall(projectId: number, iid: number, at: Date | undefined, ctx: CallContext): Promise<OncallView> {
+      internalOnly(ctx);
+      return oncallIn(deps, await existingSchedule(store, projectId, iid), at ?? deps.now(), ctx);
     },
   };
 }

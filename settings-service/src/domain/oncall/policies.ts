@@ -1,5 +1,5 @@
 import { type CallContext, notFound } from "@tocsin/core";
-import { memberIds, memberIndex, projectFor, type UserView, userViews } from "./access.js";
+import { internalOnly, memberIds, memberIndex, projectFor, type UserView, userViews } from "./access.js";
 import { fieldError } from "./errors.js";
 import type { OncallDeps } from "./schedules.js";
 import type { EscalationRule, Policy, PolicyFields, RuleStatus } from "./types.js";
@@ -122,8 +122,12 @@ export function createPolicyUseCases(deps: OncallDeps) {
       const { id } = await projectFor(directory, project, "write", ctx);
       if (!(await store.deletePolicy(id, policyId))) throw policyNotFound();
     },
-    /** For paging (internal callers): the project's policy, or undefined. */
-    projectPolicy: (projectId: number): Promise<Policy | undefined> => store.getPolicy(projectId),
+    /** For paging (internal callers only): the project's policy, or undefined. */
+    async projectPolicy(projectId: number, ctx: CallContext): Promise<PolicyView | undefined> {
+      internalOnly(ctx);
+      const policy = await store.getPolicy(projectId);
+      return policy && view(policy, ctx);
+    },
   };
 }
 

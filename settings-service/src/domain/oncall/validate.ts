@@ -8,7 +8,6 @@ import { isZone, parseTimeOfDay, parseWall } from "./wall-clock.js";
 /** Field rules of section 11. Every check runs before anything is written. */
 
 export const MAX_PARTICIPANTS = 100;
-const YEAR_MS = 366 * 24 * 3_600_000;
 /** ISO 8601 with a zone designator: `…Z` or `…+01:00`. */
 const WITH_OFFSET = /(Z|[+-]\d{2}(:?\d{2})?)$/;
 
@@ -77,5 +76,6 @@ export function parseInstant(text: string, field: string): Date {
 
 export function checkOverrideTimes(startsAt: Date, endsAt: Date): void {
   if (endsAt <= startsAt) throw fieldError("ends_at", "must be after starts_at");
-  if (endsAt.getTime() - startsAt.getTime() > YEAR_MS) throw fieldError("ends_at", "must be at most one year after starts_at");
+  if (endsAt > DateTime.fromJSDate(startsAt, { zone: "utc" }).plus({ years: 1 }).toJSDate())
+    throw fieldError("ends_at", "must be at most one year after starts_at");
 }
