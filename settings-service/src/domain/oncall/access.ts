@@ -33,7 +33,7 @@ export function internalOnly(ctx: CallContext): void {
   if (ctx.principal) throw forbidden();
 }
 
-export type UserState = "active" | "blocked" | "removed";
+type UserState = "active" | "blocked" | "removed";
 
 /** A user as the API shows it; `state` says why a participant would be skipped. */
 export interface UserView {

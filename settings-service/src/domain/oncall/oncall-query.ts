@@ -8,7 +8,7 @@ import { checkOverrideTimes, parseInstant, required } from "./validate.js";
 
 /** Section 11: `to − from` at most 31 days, at most 350 shifts. */
 const MAX_WINDOW_MS = 31 * 24 * 3_600_000;
-export const MAX_SHIFTS = 350;
+const MAX_SHIFTS = 350;
 
 export interface OverrideInput {
   username?: string | undefined;

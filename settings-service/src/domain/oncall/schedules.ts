@@ -39,7 +39,7 @@ export interface ScheduleView extends Schedule {
 const scheduleNotFound = () => notFound("Oncall Schedule");
 const rotationNotFound = () => notFound("Oncall Rotation");
 
-export async function rotationViews(deps: OncallDeps, projectId: number, rotations: Rotation[], ctx: CallContext) {
+async function rotationViews(deps: OncallDeps, projectId: number, rotations: Rotation[], ctx: CallContext) {
   const users = await userViews(
     deps.directory,
     projectId,

@@ -55,7 +55,7 @@ function dailyWindows(period: NonNullable<RotationInput["activePeriod"]>, zone: 
 }
 
 /** One rotation's shifts that meet `[from, to)`, with their own bounds (not cut to the window). */
-export function rotationShifts(rotation: RotationInput, zone: string, from: number, to: number): Shift[] {
+function rotationShifts(rotation: RotationInput, zone: string, from: number, to: number): Shift[] {
   const handover = handoverFn(rotation, zone);
   const ends = rotation.endsAt ? instantOf(parseWall(rotation.endsAt) as Wall, zone) : Number.POSITIVE_INFINITY;
   const count = rotation.participantIds.length;

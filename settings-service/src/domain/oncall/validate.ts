@@ -7,7 +7,7 @@ import { isZone, parseTimeOfDay, parseWall } from "./wall-clock.js";
 
 /** Field rules of section 11. Every check runs before anything is written. */
 
-export const MAX_PARTICIPANTS = 100;
+const MAX_PARTICIPANTS = 100;
 /** ISO 8601 with a zone designator: `…Z` or `…+01:00`. */
 const WITH_OFFSET = /(Z|[+-]\d{2}(:?\d{2})?)$/;
 

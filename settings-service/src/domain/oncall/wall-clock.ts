@@ -44,11 +44,6 @@ export function parseTimeOfDay(text: string): number | undefined {
   return hour < 24 && minute < 60 ? hour * 60 + minute : undefined;
 }
 
-/** The wall-clock time of `ms` in `zone`, as `YYYY-MM-DDTHH:MM`. */
-export function formatWall(ms: number, zone: string): string {
-  return DateTime.fromMillis(ms, { zone }).toFormat("yyyy-MM-dd'T'HH:mm");
-}
-
 const offsetAt = (zone: IANAZone, ms: number) => zone.offset(ms) * 60_000;
 
 /** The instant (epoch ms) of a wall-clock time in `zone`, by the gap and overlap rule above. */
