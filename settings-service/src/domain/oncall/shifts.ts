@@ -23,7 +23,7 @@ interface Interval {
   endsAt: number;
 }
 
-/** The instant of handover number `k` (0 = `startsAt`). */
+/** The instant of handover number `k` (0 = `startsAt`); each is computed once per call. */
 function handoverFn(rotation: RotationInput, zone: string): (k: number) => number {
   const anchor = parseWall(rotation.startsAt) as Wall;
   if (rotation.unit === "hours") {
@@ -31,7 +31,15 @@ function handoverFn(rotation: RotationInput, zone: string): (k: number) => numbe
     return (k) => start + k * rotation.length * HOUR_MS;
   }
   const days = rotation.length * (rotation.unit === "weeks" ? 7 : 1);
-  return (k) => instantOf(anchor.plus({ days: k * days }) as Wall, zone);
+  const known = new Map<number, number>();
+  return (k) => {
+    let at = known.get(k);
+    if (at === undefined) {
+      at = instantOf(anchor.plus({ days: k * days }) as Wall, zone);
+      known.set(k, at);
+    }
+    return at;
+  };
 }
 
 function nominalPeriodMs(rotation: RotationInput): number {

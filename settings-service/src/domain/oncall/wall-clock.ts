@@ -53,6 +53,8 @@ export function instantOf(wall: Wall, zoneName: string): number {
   // Any change of offset near this time lies between these two; a day covers every zone's jump.
   const before = offsetAt(zone, local - 86_400_000);
   const after = offsetAt(zone, local + 86_400_000);
+  // No zone changes its offset twice within two days: the same offset on both sides means none here.
+  if (before === after) return local - before;
   const candidates = [local - before, local - after].filter((t) => offsetAt(zone, t) === local - t);
   if (candidates.length > 0) return Math.min(...candidates);
   // In the gap: the offset from before the jump moves the time forward by the gap's length.
