@@ -55,5 +55,9 @@ const hourly = time(() => hours.map((t) => onCallAt(zone, rotations, overrides, 
 
 const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"]).toString().trim();
 console.log(`${new Date().toISOString()} commit ${commit} node ${process.version}, median of ${runs} runs`);
-console.log(`shifts of March 2026 (10 rotations × 100 participants, 20 overrides): ${month.result.length} shifts, ${month.ms.toFixed(2)} ms`);
-console.log(`who is on call at each hour of the month: ${hours.length} calls, ${hourly.ms.toFixed(1)} ms (${((hourly.ms / hours.length) * 1000).toFixed(0)} µs per call)`);
+console.log(
+  `shifts of March 2026 (10 rotations × 100 participants, 20 overrides): ${month.result.length} shifts, ${month.ms.toFixed(2)} ms`,
+);
+console.log(
+  `who is on call at each hour of the month: ${hours.length} calls, ${hourly.ms.toFixed(1)} ms (${((hourly.ms / hours.length) * 1000).toFixed(0)} µs per call)`,
+);
