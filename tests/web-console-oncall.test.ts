@@ -1,0 +1,149 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { api } from "./api.js";
+import { chromiumMissing, launchBrowser, openTab, screenshot, seriousA11yViolations, type Tab, webBuilt } from "./browser.js";
+import { type RunningSystem, startSystem } from "./harness.js";
+
+/**
+ * The on-call schedules page (PRODUCT.md section 11, console) in real Chromium against the whole
+ * system: schedules, rotations, overrides and the next 14 days as a timeline, switchable between
+ * the schedule's zone and the viewer's, with forms for Maintainers; the Free tier's message.
+ */
+const ADMIN_PASSWORD = "root-password-for-tests";
+const POLL = { timeout: 30_000 };
+
+async function checkPage(tab: Tab, name: string) {
+  expect(await seriousA11yViolations(tab.page), `accessibility of ${name}`).toEqual([]);
+  await screenshot(tab.page, name);
+  await tab.page.emulateMedia({ colorScheme: "dark" });
+  expect(await seriousA11yViolations(tab.page), `accessibility of ${name} (dark)`).toEqual([]);
+  await screenshot(tab.page, `${name}-dark`);
+  await tab.page.emulateMedia({ colorScheme: "light" });
+}
+
+/** `YYYY-MM-DDTHH:MM` for a datetime-local field, `days` from now in the browser's own clock (UTC here). */
+const localInput = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 13).concat(":00");
+
+describe.skipIf(chromiumMissing || !webBuilt)("web console: on-call schedules", () => {
+  let system: RunningSystem;
+  let browser: Browser;
+  let tab: Tab;
+
+  beforeAll(async () => {
+    [system, browser] = await Promise.all([startSystem({ env: { ADMIN_PASSWORD } }), launchBrowser()]);
+    const admin = api(system.url, system.adminToken);
+    const ids: Record<string, number> = {};
+    for (const username of ["bob", "cat"]) {
+      const user = await admin.post("/api/v4/users", {
+        username,
+        email: `${username}@example.com`,
+        name: username.toUpperCase(),
+      });
+      expect(user.status, user.text).toBe(201);
+      ids[username] = user.body.id;
+    }
+    for (const [path, plan] of [
+      ["ops", "premium"],
+      ["solo", "free"],
+    ]) {
+      const group = await admin.post("/api/v4/groups", { name: path, path, plan });
+      expect(group.status, group.text).toBe(201);
+      const project = await admin.post("/api/v4/projects", { name: "Pager", path: "pager", namespace_id: group.body.id });
+      expect(project.status, project.text).toBe(201);
+      for (const id of Object.values(ids)) {
+        expect((await admin.post(`/api/v4/projects/${project.body.id}/members`, { user_id: id, access_level: 30 })).status).toBe(
+          201,
+        );
+      }
+    }
+    const base = "/api/v4/projects/ops%2Fpager/incident_management/oncall_schedules";
+    expect((await admin.post(base, { name: "Primary", timezone: "Europe/London", description: "Day team" })).status).toBe(201);
+    const rotation = await admin.post(`${base}/1/rotations`, {
+      name: "Weeks",
+      starts_at: "2020-01-06T09:00",
+      rotation_length: { length: 1, unit: "weeks" },
+      participants: ["bob", "cat"],
+    });
+    expect(rotation.status, rotation.text).toBe(201);
+    const starts = new Date(Date.now() + 2 * 86_400_000).toISOString();
+    const ends = new Date(Date.now() + 3 * 86_400_000).toISOString();
+    expect((await admin.post(`${base}/1/overrides`, { username: "cat", starts_at: starts, ends_at: ends })).status).toBe(201);
+    tab = await openTab(browser, system.url);
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await system?.stop();
+  });
+
+  const shiftsOf = (page: Page, lane: string) =>
+    page.getByRole("list", { name: `Shifts of ${lane} in Primary` }).getByRole("listitem");
+
+  it("shows schedules, rotations, overrides and 14 days of shifts; Maintainers add rotations and overrides", async () => {
+    const { page } = tab;
+    await page.goto("/ops/pager/-/oncall_schedules");
+    await page.getByLabel("Username or primary email").fill("root");
+    await page.getByLabel("Password").fill(ADMIN_PASSWORD);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "On-call schedules", level: 1 }).waitFor();
+    await page.getByRole("navigation", { name: "Project" }).getByRole("link", { name: "On-call schedules" }).waitFor();
+
+    const schedule = page.getByRole("region", { name: "Primary" });
+    await schedule.getByText("Time zone Europe/London · Day team").waitFor();
+    const row = schedule.getByRole("row").filter({ hasText: "Weeks" });
+    await row.getByText("every week from 2020-01-06 09:00").waitFor();
+    expect(await row.getByRole("listitem").allTextContents()).toEqual(["BOB (@bob)", "CAT (@cat)"]);
+
+    // A weekly rotation over 14 days: 2 or 3 shifts (cut by the override), and the override's lane.
+    await expect.poll(() => shiftsOf(page, "Weeks").count(), POLL).toBeGreaterThanOrEqual(2);
+    const weekly = await shiftsOf(page, "Weeks").allTextContents();
+    expect(
+      weekly.every((t) => /@(bob|cat) (BOB|CAT) \(@(bob|cat)\), .+ – .+/.test(t)),
+      weekly.join(" | "),
+    ).toBe(true);
+    expect(await shiftsOf(page, "Overrides").count()).toBe(1);
+    expect(await shiftsOf(page, "Overrides").first().getAttribute("title")).toMatch(/^CAT \(@cat\): /);
+    await schedule.getByText(/^Now: .+ \(Europe\/London\)$/).waitFor();
+
+    await page.getByRole("radio", { name: /your time zone/ }).check();
+    await schedule.getByText(/^Now: .+ \((UTC|Etc\/UTC)\)$/).waitFor();
+    await page.getByRole("radio", { name: "each schedule's time zone" }).check();
+
+    const rotationForm = schedule.getByRole("form", { name: "Add a rotation to Primary" });
+    await rotationForm.getByLabel("Rotation name").fill("Nights");
+    await rotationForm.getByLabel("Starts at (in the schedule's time zone)").fill("2026-01-01T22:00");
+    await rotationForm.getByLabel("Hand over every").fill("1");
+    await rotationForm.getByLabel("Unit").selectOption("days");
+    await rotationForm.getByLabel("Participants (usernames in hand-over order)").fill("cat, nobody");
+    await rotationForm.getByRole("button", { name: "Add rotation" }).click();
+    await rotationForm.getByRole("alert").filter({ hasText: "nobody is not a member of the project" }).waitFor();
+    await rotationForm.getByLabel("Participants (usernames in hand-over order)").fill("cat @bob");
+    await rotationForm.getByRole("button", { name: "Add rotation" }).click();
+    await schedule.getByRole("row").filter({ hasText: "Nights" }).waitFor();
+    // Daily from 22:00: the one that began last night and one per day of the 14.
+    await expect.poll(() => shiftsOf(page, "Nights").count(), POLL).toBeGreaterThanOrEqual(14);
+
+    const overrideForm = schedule.getByRole("form", { name: "Add an override to Primary" });
+    await overrideForm.getByLabel("Who is on call instead (username)").fill("bob");
+    await overrideForm.getByLabel("From (your time)").fill(localInput(5));
+    await overrideForm.getByLabel("Until (your time)").fill(localInput(6));
+    await overrideForm.getByRole("button", { name: "Add override" }).click();
+    await expect.poll(() => shiftsOf(page, "Overrides").count(), POLL).toBe(2);
+    await checkPage(tab, "console-oncall-schedules");
+
+    await schedule.getByRole("button", { name: "Remove override of @bob" }).click();
+    await expect.poll(() => shiftsOf(page, "Overrides").count(), POLL).toBe(1);
+    await schedule.getByRole("button", { name: "Delete rotation Nights" }).click();
+    await expect.poll(() => schedule.getByRole("row").filter({ hasText: "Nights" }).count(), POLL).toBe(0);
+    await expect.poll(() => shiftsOf(page, "Nights").count(), POLL).toBe(0);
+    expect(tab.problems).toEqual([]);
+  });
+
+  it("a Free project's page says which tier it needs", async () => {
+    await tab.page.goto("/solo/pager/-/oncall_schedules");
+    await tab.page
+      .getByRole("alert")
+      .filter({ hasText: "on-call schedules and escalation policies need the Premium tier" })
+      .waitFor();
+  });
+});
