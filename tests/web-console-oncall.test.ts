@@ -137,7 +137,59 @@ describe.skipIf(chromiumMissing || !webBuilt)("web console: on-call schedules", 
     await expect.poll(() => schedule.getByRole("row").filter({ hasText: "Nights" }).count(), POLL).toBe(0);
     await expect.poll(() => shiftsOf(page, "Nights").count(), POLL).toBe(0);
     expect(tab.problems).toEqual([]);
-  });
+   }, 120_000);
+
+  it("the escalation policy: rules worded as GitLab does, the API's refusals in place, edit and delete", async () => {
+    const { page } = tab;
+    await page.getByRole("navigation", { name: "Project" }).getByRole("link", { name: "Escalation policies" }).click();
+    await page.getByRole("heading", { name: "Escalation policies", level: 1 }).waitFor();
+    await page.getByText("No escalation policy: alerts page nobody.").waitFor();
+    await page.getByRole("button", { name: "Add an escalation policy" }).click();
+    const form = page.getByRole("form", { name: "Add an escalation policy" });
+    await form.getByLabel("Policy name").fill("Page the team");
+    const rule1 = form.getByRole("group", { name: "Rule 1" });
+    await rule1.getByLabel("in (minutes)").fill("5");
+    await rule1.getByLabel("Schedule", { exact: true }).selectOption({ label: "Primary" });
+    await form.getByRole("button", { name: "Add rule" }).click();
+    const rule2 = form.getByRole("group", { name: "Rule 2" });
+    await rule2.getByLabel("IF alert is not").selectOption("resolved");
+    await rule2.getByLabel("in (minutes)").fill("30");
+    await rule2.getByLabel("THEN email").selectOption({ label: "user" });
+    await rule2.getByLabel("Username", { exact: true }).fill("@bob");
+    await form.getByLabel("Repeat every (minutes; empty = run the rules once)").fill("10");
+    await form.getByLabel("Repeat at most (times)").fill("2");
+    await form.getByRole("button", { name: "Add policy" }).click();
+    await form.getByRole("alert").filter({ hasText: "must be greater than every rule's elapsed_time_seconds" }).waitFor();
+    await form.getByLabel("Repeat every (minutes; empty = run the rules once)").fill("60");
+    await form.getByRole("button", { name: "Add policy" }).click();
+
+    const rules = page.getByRole("list", { name: "Rules of Page the team" }).getByRole("listitem");
+    await expect
+      .poll(() => rules.allTextContents(), POLL)
+      .toEqual([
+        "IF alert is not acknowledged in 5 minutes THEN email on-call user in schedule Primary",
+        "IF alert is not resolved in 30 minutes THEN email user @bob",
+      ]);
+    await page.getByText("Repeat every 60 minutes, up to 2 more times, while the alert stays triggered.").waitFor();
+    await checkPage(tab, "console-escalation-policies");
+
+    await page.getByRole("button", { name: "Edit policy" }).click();
+    const edit = page.getByRole("form", { name: "Edit Page the team" });
+    await edit.getByRole("button", { name: "Remove rule 2" }).click();
+    await edit.getByLabel("Policy name").fill("Primary only");
+    await edit.getByLabel("Repeat every (minutes; empty = run the rules once)").fill("");
+    await edit.getByRole("button", { name: "Save policy" }).click();
+    const only = page.getByRole("list", { name: "Rules of Primary only" }).getByRole("listitem");
+    await expect
+      .poll(() => only.allTextContents(), POLL)
+      .toEqual(["IF alert is not acknowledged in 5 minutes THEN email on-call user in schedule Primary"]);
+    await page.getByText("The rules run once.").waitFor();
+
+    await page.getByRole("button", { name: "Delete policy" }).click();
+    await page.getByRole("dialog", { name: "Delete Primary only?" }).getByRole("button", { name: "Delete policy" }).click();
+    await page.getByText("No escalation policy: alerts page nobody.").waitFor();
+    expect(tab.problems).toEqual([]);
+  }, 120_000);
 
   it("a Free project's page says which tier it needs", async () => {
     await tab.page.goto("/solo/pager/-/oncall_schedules");
