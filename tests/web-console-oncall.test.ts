@@ -137,7 +137,7 @@ describe.skipIf(chromiumMissing || !webBuilt)("web console: on-call schedules", 
     await expect.poll(() => schedule.getByRole("row").filter({ hasText: "Nights" }).count(), POLL).toBe(0);
     await expect.poll(() => shiftsOf(page, "Nights").count(), POLL).toBe(0);
     expect(tab.problems).toEqual([]);
-   }, 120_000);
+  }, 120_000);
 
   it("the escalation policy: rules worded as GitLab does, the API's refusals in place, edit and delete", async () => {
     const { page } = tab;

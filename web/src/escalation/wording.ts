@@ -1,7 +1,7 @@
 import type { Policy, Rule } from "./api";
 
 /** A duration as GitLab's policy page words it: minutes when whole, else seconds. */
-export function duration(seconds: number): string {
+function duration(seconds: number): string {
   if (seconds % 60 === 0) {
     const minutes = seconds / 60;
     return `${minutes} ${minutes === 1 ? "minute" : "minutes"}`;
