@@ -46,7 +46,8 @@ describe.each(oncallBackends("escalation-policies"))("escalation policies, end t
       [{ name: undefined }, { error: "name is missing" }],
       [{ name: "n".repeat(73) }, { message: { name: ["is too long (maximum is 72 characters)"] } }],
       [{ description: "d".repeat(161) }, { message: { description: ["is too long (maximum is 160 characters)"] } }],
-      [{ rules: [] }, { error: "rules is missing" }],
+      [{ rules: [] }, { message: { rules: ["must have from 1 to 10 rules"] } }],
+      [{ rules: undefined }, { error: "rules is missing" }],
       [
         { rules: Array.from({ length: 11 }, (_, i) => rule({ elapsed_time_seconds: i })) },
         { message: { rules: ["must have from 1 to 10 rules"] } },
@@ -118,6 +119,7 @@ describe.each(oncallBackends("escalation-policies"))("escalation policies, end t
     expect(kept.body).toEqual({ ...created.body, name: "Renamed", repeat_every_seconds: null });
     const badUpdate = await as.put(`${policies()}/${created.body.id}`, { repeat_every_seconds: 120 });
     expect(badUpdate.status).toBe(400);
+    expect((await as.put(`${policies()}/${created.body.id}`, { rules: [] })).status).toBe(400);
     expect((await as.get(`${policies()}/${created.body.id}`)).body).toEqual(kept.body);
 
     const inUse = await as.del(`${w.base()}/oncall_schedules/1`);

@@ -95,7 +95,8 @@ describe.each(oncallBackends("oncall-schedules"))("on-call schedules, end to end
     const refused: Array<[Record<string, unknown>, unknown]> = [
       [{ name: "Days" }, { message: { name: ["has already been taken"] } }],
       [{ participants: [{ username: "nobody" }] }, { message: { participants: ["nobody is not a member of the project"] } }],
-      [{ participants: [] }, { error: "participants is missing" }],
+      [{ participants: [] }, { message: { participants: ["must name at least one user"] } }],
+      [{ participants: undefined }, { error: "participants is missing" }],
       [{ starts_at: "2026-03-27 09:00" }, { message: { starts_at: ["must be a wall-clock date and time YYYY-MM-DDTHH:MM"] } }],
       [{ ends_at: "2026-03-27T08:00" }, { message: { ends_at: ["must be after starts_at"] } }],
       [
@@ -140,6 +141,9 @@ describe.each(oncallBackends("oncall-schedules"))("on-call schedules, end to end
     expect(changed.body).toMatchObject({ name: "Nights", ends_at: null, rotation_length: { length: 2, unit: "weeks" } });
     expect(changed.body.participants).toEqual(nights.body.participants);
     expect((await as.put(`${rotations}/${nights.body.id}`, { name: "Days" })).status).toBe(400);
+    expect((await as.put(`${rotations}/${nights.body.id}`, { participants: [] })).body).toEqual({
+      message: { participants: ["must name at least one user"] },
+    });
     expect((await w.as(dev).put(`${rotations}/${nights.body.id}`, { name: "Mine" })).status).toBe(403);
     expect((await as.get(`${schedules()}/1`)).body.rotations.map((r: { name: string }) => r.name)).toEqual(["Days", "Nights"]);
     expect((await as.del(`${rotations}/${nights.body.id}`)).status).toBe(204);

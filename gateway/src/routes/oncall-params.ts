@@ -29,14 +29,17 @@ function arrayParam(p: Params, name: string): unknown[] | undefined {
   return value;
 }
 
-/** `[{username}]` (GitLab's form) or plain usernames. */
-function usernames(p: Params, name: string): string[] {
-  return (arrayParam(p, name) ?? []).map((item) => {
+/** `[{username}]` (GitLab's form) or plain usernames; undefined when not sent. */
+function usernames(p: Params, name: string): oncallV1.Usernames | undefined {
+  const list = arrayParam(p, name);
+  if (!list) return undefined;
+  const names = list.map((item) => {
     if (typeof item === "string") return item;
     if (item && typeof item === "object" && typeof (item as Params).username === "string")
       return (item as Params).username as string;
     throw paramInvalid(name);
   });
+  return { usernames: names };
 }
 
 export function scheduleParams(p: Params) {
@@ -97,7 +100,7 @@ export function policyParams(p: Params): oncallV1.EscalationPolicyChange {
   return {
     name: optionalString(p, "name"),
     description: optionalString(p, "description"),
-    rules: (arrayParam(p, "rules") ?? []).map(ruleParams),
+    rules: p.rules === undefined || p.rules === null ? undefined : { rules: (arrayParam(p, "rules") ?? []).map(ruleParams) },
     repeatEverySeconds: repeatParam(p),
     maxRepeats: clippedInt(p, "max_repeats", 9),
   };

@@ -70,7 +70,7 @@ export function rotationInput(change: oncallV1.RotationChange | undefined): Rota
     length: change.length,
     unit: change.unit,
     activePeriod: period === undefined ? undefined : period.startTime === "" && period.endTime === "" ? null : period,
-    participants: change.participants,
+    participants: change.participants?.usernames,
   };
 }
 
@@ -80,7 +80,7 @@ export function policyInput(change: oncallV1.EscalationPolicyChange | undefined)
   return {
     name: change.name,
     description: change.description,
-    rules: change.rules.map((r) => ({
+    rules: change.rules?.rules.map((r) => ({
       status: r.status,
       elapsedTimeSeconds: r.elapsedTimeSeconds,
       oncallScheduleIid: r.oncallScheduleIid,

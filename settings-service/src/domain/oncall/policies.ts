@@ -9,7 +9,7 @@ import { checkPolicy, type RuleDraft } from "./validate-policy.js";
 export interface PolicyInput {
   name?: string | undefined;
   description?: string | undefined;
-  /** Replaces every rule when set (non-empty). */
+  /** Replaces every rule when set. */
   rules?: RuleDraft[] | undefined;
   /** null turns repeating off; undefined keeps it (update) or means off (create). */
   repeatEverySeconds?: number | null | undefined;
@@ -66,7 +66,7 @@ export function createPolicyUseCases(deps: OncallDeps) {
     const draft = checkPolicy({
       name: required(input.name ?? base?.name, "name"),
       description: input.description ?? base?.description ?? "",
-      rules: required(input.rules && input.rules.length > 0 ? input.rules : baseRules, "rules"),
+      rules: required(input.rules ?? baseRules, "rules"),
       repeatEverySeconds: input.repeatEverySeconds === undefined ? (base?.repeatEverySeconds ?? null) : input.repeatEverySeconds,
       maxRepeats: input.maxRepeats ?? base?.maxRepeats ?? 0,
     });
@@ -79,7 +79,7 @@ export function createPolicyUseCases(deps: OncallDeps) {
           throw fieldError(`rules[${i}]`, "oncall_schedule_iid is not a schedule of the project");
         return { ...rule, scheduleIid: r.oncallScheduleIid };
       }
-      const kept = input.rules && input.rules.length > 0 ? undefined : base?.rules[i]?.userId;
+      const kept = input.rules ? undefined : base?.rules[i]?.userId;
       return { ...rule, userId: kept ?? (memberIds(members, [r.username as string], `rules[${i}]`)[0] as number) };
     });
     return {

@@ -24,7 +24,7 @@ export interface RotationInput {
   length?: number | undefined;
   unit?: string | undefined;
   activePeriod?: ActivePeriod | null | undefined;
-  /** Usernames in hand-over order; empty or undefined keeps them (on update). */
+  /** Usernames in hand-over order; undefined keeps them (on update). */
   participants?: string[] | undefined;
 }
 
@@ -78,7 +78,7 @@ async function rotationFields(
     activePeriod: keep(input.activePeriod, base?.activePeriod),
   });
   let participantIds = base?.participantIds;
-  if (input.participants && input.participants.length > 0) {
+  if (input.participants) {
     checkParticipantCount(input.participants);
     participantIds = memberIds(await memberIndex(deps.directory, projectId, ctx), input.participants, "participants");
   } else if (!base) {

@@ -84,8 +84,13 @@ export interface RotationChange {
   activePeriod:
     | ActivePeriod
     | undefined;
-  /** Usernames; empty keeps them on update. */
-  participants: string[];
+  /** Usernames in hand-over order; unset keeps them on update. */
+  participants: Usernames | undefined;
+}
+
+/** A list whose presence matters: unset = unchanged, set (even empty) = this list. */
+export interface Usernames {
+  usernames: string[];
 }
 
 export interface OncallOverride {
@@ -129,6 +134,10 @@ export interface EscalationRuleChange {
   username?: string | undefined;
 }
 
+export interface EscalationRuleChanges {
+  rules: EscalationRuleChange[];
+}
+
 export interface EscalationPolicy {
   id: number;
   name: string;
@@ -141,8 +150,13 @@ export interface EscalationPolicy {
 
 export interface EscalationPolicyChange {
   name?: string | undefined;
-  description?: string | undefined;
-  rules: EscalationRuleChange[];
+  description?:
+    | string
+    | undefined;
+  /** Unset keeps the rules on update; set replaces them all. */
+  rules:
+    | EscalationRuleChanges
+    | undefined;
   /** 0 turns repeating off. */
   repeatEverySeconds?: number | undefined;
   maxRepeats?: number | undefined;
@@ -913,7 +927,7 @@ function createBaseRotationChange(): RotationChange {
     length: undefined,
     unit: undefined,
     activePeriod: undefined,
-    participants: [],
+    participants: undefined,
   };
 }
 
@@ -937,8 +951,8 @@ export const RotationChange: MessageFns<RotationChange> = {
     if (message.activePeriod !== undefined) {
       ActivePeriod.encode(message.activePeriod, writer.uint32(50).fork()).join();
     }
-    for (const v of message.participants) {
-      writer.uint32(58).string(v!);
+    if (message.participants !== undefined) {
+      Usernames.encode(message.participants, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -1009,7 +1023,7 @@ export const RotationChange: MessageFns<RotationChange> = {
               break;
             }
 
-            message.participants.push(reader.string());
+            message.participants = Usernames.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -1044,9 +1058,7 @@ export const RotationChange: MessageFns<RotationChange> = {
         : isSet(object.active_period)
         ? ActivePeriod.fromJSON(object.active_period)
         : undefined,
-      participants: globalThis.Array.isArray(object?.participants)
-        ? object.participants.map((e: any) => globalThis.String(e))
-        : [],
+      participants: isSet(object.participants) ? Usernames.fromJSON(object.participants) : undefined,
     };
   },
 
@@ -1070,8 +1082,8 @@ export const RotationChange: MessageFns<RotationChange> = {
     if (message.activePeriod !== undefined) {
       obj.activePeriod = ActivePeriod.toJSON(message.activePeriod);
     }
-    if (message.participants?.length) {
-      obj.participants = message.participants;
+    if (message.participants !== undefined) {
+      obj.participants = Usernames.toJSON(message.participants);
     }
     return obj;
   },
@@ -1089,7 +1101,80 @@ export const RotationChange: MessageFns<RotationChange> = {
     message.activePeriod = (object.activePeriod !== undefined && object.activePeriod !== null)
       ? ActivePeriod.fromPartial(object.activePeriod)
       : undefined;
-    message.participants = object.participants?.map((e) => e) || [];
+    message.participants = (object.participants !== undefined && object.participants !== null)
+      ? Usernames.fromPartial(object.participants)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseUsernames(): Usernames {
+  return { usernames: [] };
+}
+
+export const Usernames: MessageFns<Usernames> = {
+  encode(message: Usernames, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.usernames) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Usernames {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUsernames();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.usernames.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Usernames {
+    return {
+      usernames: globalThis.Array.isArray(object?.usernames)
+        ? object.usernames.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: Usernames): unknown {
+    const obj: any = {};
+    if (message.usernames?.length) {
+      obj.usernames = message.usernames;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<Usernames>): Usernames {
+    return Usernames.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<Usernames>): Usernames {
+    const message = createBaseUsernames();
+    message.usernames = object.usernames?.map((e) => e) || [];
     return message;
   },
 };
@@ -1769,6 +1854,77 @@ export const EscalationRuleChange: MessageFns<EscalationRuleChange> = {
   },
 };
 
+function createBaseEscalationRuleChanges(): EscalationRuleChanges {
+  return { rules: [] };
+}
+
+export const EscalationRuleChanges: MessageFns<EscalationRuleChanges> = {
+  encode(message: EscalationRuleChanges, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.rules) {
+      EscalationRuleChange.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EscalationRuleChanges {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEscalationRuleChanges();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.rules.push(EscalationRuleChange.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EscalationRuleChanges {
+    return {
+      rules: globalThis.Array.isArray(object?.rules)
+        ? object.rules.map((e: any) => EscalationRuleChange.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: EscalationRuleChanges): unknown {
+    const obj: any = {};
+    if (message.rules?.length) {
+      obj.rules = message.rules.map((e) => EscalationRuleChange.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<EscalationRuleChanges>): EscalationRuleChanges {
+    return EscalationRuleChanges.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EscalationRuleChanges>): EscalationRuleChanges {
+    const message = createBaseEscalationRuleChanges();
+    message.rules = object.rules?.map((e) => EscalationRuleChange.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 function createBaseEscalationPolicy(): EscalationPolicy {
   return { id: 0, name: "", description: "", rules: [], repeatEverySeconds: 0, maxRepeats: 0 };
 }
@@ -1927,7 +2083,13 @@ export const EscalationPolicy: MessageFns<EscalationPolicy> = {
 };
 
 function createBaseEscalationPolicyChange(): EscalationPolicyChange {
-  return { name: undefined, description: undefined, rules: [], repeatEverySeconds: undefined, maxRepeats: undefined };
+  return {
+    name: undefined,
+    description: undefined,
+    rules: undefined,
+    repeatEverySeconds: undefined,
+    maxRepeats: undefined,
+  };
 }
 
 export const EscalationPolicyChange: MessageFns<EscalationPolicyChange> = {
@@ -1938,8 +2100,8 @@ export const EscalationPolicyChange: MessageFns<EscalationPolicyChange> = {
     if (message.description !== undefined) {
       writer.uint32(18).string(message.description);
     }
-    for (const v of message.rules) {
-      EscalationRuleChange.encode(v!, writer.uint32(26).fork()).join();
+    if (message.rules !== undefined) {
+      EscalationRuleChanges.encode(message.rules, writer.uint32(26).fork()).join();
     }
     if (message.repeatEverySeconds !== undefined) {
       writer.uint32(32).int32(message.repeatEverySeconds);
@@ -1984,7 +2146,7 @@ export const EscalationPolicyChange: MessageFns<EscalationPolicyChange> = {
               break;
             }
 
-            message.rules.push(EscalationRuleChange.decode(reader, reader.uint32()));
+            message.rules = EscalationRuleChanges.decode(reader, reader.uint32());
             continue;
           }
           case 4: {
@@ -2019,9 +2181,7 @@ export const EscalationPolicyChange: MessageFns<EscalationPolicyChange> = {
     return {
       name: isSet(object.name) ? globalThis.String(object.name) : undefined,
       description: isSet(object.description) ? globalThis.String(object.description) : undefined,
-      rules: globalThis.Array.isArray(object?.rules)
-        ? object.rules.map((e: any) => EscalationRuleChange.fromJSON(e))
-        : [],
+      rules: isSet(object.rules) ? EscalationRuleChanges.fromJSON(object.rules) : undefined,
       repeatEverySeconds: isSet(object.repeatEverySeconds)
         ? globalThis.Number(object.repeatEverySeconds)
         : isSet(object.repeat_every_seconds)
@@ -2043,8 +2203,8 @@ export const EscalationPolicyChange: MessageFns<EscalationPolicyChange> = {
     if (message.description !== undefined) {
       obj.description = message.description;
     }
-    if (message.rules?.length) {
-      obj.rules = message.rules.map((e) => EscalationRuleChange.toJSON(e));
+    if (message.rules !== undefined) {
+      obj.rules = EscalationRuleChanges.toJSON(message.rules);
     }
     if (message.repeatEverySeconds !== undefined) {
       obj.repeatEverySeconds = Math.round(message.repeatEverySeconds);
@@ -2062,7 +2222,9 @@ export const EscalationPolicyChange: MessageFns<EscalationPolicyChange> = {
     const message = createBaseEscalationPolicyChange();
     message.name = object.name ?? undefined;
     message.description = object.description ?? undefined;
-    message.rules = object.rules?.map((e) => EscalationRuleChange.fromPartial(e)) || [];
+    message.rules = (object.rules !== undefined && object.rules !== null)
+      ? EscalationRuleChanges.fromPartial(object.rules)
+      : undefined;
     message.repeatEverySeconds = object.repeatEverySeconds ?? undefined;
     message.maxRepeats = object.maxRepeats ?? undefined;
     return message;
@@ -6016,7 +6178,7 @@ export const OncallServiceService = {
     responseDeserialize: (value: Buffer): CreateEscalationPolicyResponse =>
       CreateEscalationPolicyResponse.decode(value),
   },
-  /** Changes the fields that are set; `rules`, when non-empty, replace every rule. */
+  /** Changes the fields that are set; `rules`, when set, replace every rule. */
   updateEscalationPolicy: {
     path: "/settings.v1.OncallService/UpdateEscalationPolicy" as const,
     requestStream: false as const,
@@ -6094,7 +6256,7 @@ export interface OncallServiceServer extends UntypedServiceImplementation {
   getEscalationPolicy: handleUnaryCall<GetEscalationPolicyRequest, GetEscalationPolicyResponse>;
   /** ALREADY_EXISTS (ESCALATION_POLICY_EXISTS) when the project has one. */
   createEscalationPolicy: handleUnaryCall<CreateEscalationPolicyRequest, CreateEscalationPolicyResponse>;
-  /** Changes the fields that are set; `rules`, when non-empty, replace every rule. */
+  /** Changes the fields that are set; `rules`, when set, replace every rule. */
   updateEscalationPolicy: handleUnaryCall<UpdateEscalationPolicyRequest, UpdateEscalationPolicyResponse>;
   deleteEscalationPolicy: handleUnaryCall<DeleteEscalationPolicyRequest, DeleteEscalationPolicyResponse>;
   /** For paging: the project's policy by project id, unset when it has none (internal callers). */
@@ -6404,7 +6566,7 @@ export interface OncallServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreateEscalationPolicyResponse) => void,
   ): ClientUnaryCall;
-  /** Changes the fields that are set; `rules`, when non-empty, replace every rule. */
+  /** Changes the fields that are set; `rules`, when set, replace every rule. */
   updateEscalationPolicy(
     request: UpdateEscalationPolicyRequest,
     callback: (error: ServiceError | null, response: UpdateEscalationPolicyResponse) => void,
