@@ -123,6 +123,17 @@ describe.skipIf(chromiumMissing || !webBuilt)("web console: on-call schedules", 
     // Daily from 22:00: the one that began last night and one per day of the 14.
     await expect.poll(() => shiftsOf(page, "Nights").count(), POLL).toBeGreaterThanOrEqual(14);
 
+    await schedule.getByRole("button", { name: "Edit rotation Nights" }).click();
+    const edit = schedule.getByRole("form", { name: "Edit rotation Nights" });
+    await edit.getByLabel("On call daily from (optional; not with hours)").fill("22:00");
+    await edit.getByLabel('On call daily until (before "from" = overnight)').fill("06:00");
+    await edit.getByLabel("Participants (usernames in hand-over order)").fill("bob");
+    await edit.getByRole("button", { name: "Save rotation" }).click();
+    const nights = schedule.getByRole("row").filter({ hasText: "Nights" });
+    await nights.getByText("every day from 2026-01-01 22:00, on call 22:00–06:00 daily").waitFor();
+    await expect.poll(() => nights.getByRole("listitem").allTextContents(), POLL).toEqual(["BOB (@bob)"]);
+    expect(await edit.count()).toBe(0);
+
     const overrideForm = schedule.getByRole("form", { name: "Add an override to Primary" });
     await overrideForm.getByLabel("Who is on call instead (username)").fill("bob");
     await overrideForm.getByLabel("From (your time)").fill(localInput(5));

@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from "react";
 import { ErrorMessage } from "../ui/ErrorMessage";
-import { useCreateOverride, useCreateRotation, useCreateSchedule } from "./api";
+import { useCreateOverride, useCreateSchedule } from "./api";
 import { viewerZone } from "./zone";
 
 const zones = (): string[] => {
@@ -48,66 +48,11 @@ export function ScheduleForm({ fullPath }: { fullPath: string }) {
   );
 }
 
-const usernames = (text: string) =>
+export const usernames = (text: string) =>
   text
     .split(/[\s,]+/)
     .map((u) => u.replace(/^@/, ""))
     .filter((u) => u !== "");
-
-export function RotationForm({ fullPath, iid, scheduleName }: { fullPath: string; iid: number; scheduleName: string }) {
-  const [name, setName] = useState("");
-  const [startsAt, setStartsAt] = useState("");
-  const [length, setLength] = useState("1");
-  const [unit, setUnit] = useState("weeks");
-  const [participants, setParticipants] = useState("");
-  const create = useCreateRotation(fullPath, iid);
-  const id = `rotation-${iid}`;
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    const body = {
-      name: name.trim(),
-      starts_at: startsAt.slice(0, 16),
-      rotation_length: { length: Number(length), unit },
-      participants: usernames(participants).map((username) => ({ username })),
-    };
-    create.mutate(body, { onSuccess: () => setName("") });
-  };
-  return (
-    <form className="stack card" onSubmit={submit} aria-labelledby={`${id}-title`}>
-      <h4 id={`${id}-title`}>Add a rotation to {scheduleName}</h4>
-      <label className="field">
-        <span>Rotation name</span>
-        <input required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
-      </label>
-      <label className="field">
-        <span>Starts at (in the schedule's time zone)</span>
-        <input required type="datetime-local" value={startsAt} onChange={(e) => setStartsAt(e.target.value)} />
-      </label>
-      <label className="field">
-        <span>Hand over every</span>
-        <input required type="number" min={1} max={1000} value={length} onChange={(e) => setLength(e.target.value)} />
-      </label>
-      <label className="field">
-        <span>Unit</span>
-        <select value={unit} onChange={(e) => setUnit(e.target.value)}>
-          <option value="hours">hours</option>
-          <option value="days">days</option>
-          <option value="weeks">weeks</option>
-        </select>
-      </label>
-      <label className="field">
-        <span>Participants (usernames in hand-over order)</span>
-        <input required value={participants} onChange={(e) => setParticipants(e.target.value)} />
-      </label>
-      {create.isError && <ErrorMessage error={create.error} />}
-      <div className="actions">
-        <button type="submit" className="primary" disabled={create.isPending}>
-          Add rotation
-        </button>
-      </div>
-    </form>
-  );
-}
 
 export function OverrideForm({ fullPath, iid, scheduleName }: { fullPath: string; iid: number; scheduleName: string }) {
   const [username, setUsername] = useState("");

@@ -1,3 +1,4 @@
+import { useState } from "react";
 import { ErrorMessage } from "../ui/ErrorMessage";
 import { Loading } from "../ui/Loading";
 import {
@@ -9,7 +10,8 @@ import {
   useOverrides,
   useShifts,
 } from "./api";
-import { OverrideForm, RotationForm } from "./OncallForms";
+import { OverrideForm } from "./OncallForms";
+import { RotationForm } from "./RotationForm";
 import { Timeline } from "./Timeline";
 import { formatIn } from "./zone";
 
@@ -62,6 +64,8 @@ export function ScheduleSection({ fullPath, schedule, zone, canWrite, from, to, 
   const overrides = useOverrides(fullPath, schedule.iid);
   const remove = useDeleteOverride(fullPath, schedule.iid);
   const removeRotation = useDeleteRotation(fullPath, schedule.iid);
+  const [editing, setEditing] = useState<number | undefined>();
+  const edited = schedule.rotations.find((r) => r.id === editing);
   const titleId = `schedule-${schedule.iid}-title`;
   return (
     <section className="card" aria-labelledby={titleId}>
@@ -99,7 +103,10 @@ export function ScheduleSection({ fullPath, schedule, zone, canWrite, from, to, 
                   </ol>
                 </td>
                 {canWrite && (
-                  <td>
+                  <td className="actions">
+                    <button type="button" onClick={() => setEditing(r.id)}>
+                      Edit rotation {r.name}
+                    </button>
                     <button
                       type="button"
                       className="danger"
@@ -114,6 +121,16 @@ export function ScheduleSection({ fullPath, schedule, zone, canWrite, from, to, 
             ))}
           </tbody>
         </table>
+      )}
+      {canWrite && edited && (
+        <RotationForm
+          key={edited.id}
+          fullPath={fullPath}
+          iid={schedule.iid}
+          scheduleName={schedule.name}
+          rotation={edited}
+          onDone={() => setEditing(undefined)}
+        />
       )}
       <h3>Next 14 days</h3>
       {shifts.isPending ? (

@@ -84,13 +84,19 @@ export const useCreateSchedule = (fullPath: string) =>
 export interface RotationBody {
   name: string;
   starts_at: string;
+  ends_at: string | null;
   rotation_length: { length: number; unit: string };
-  active_period?: { start_time: string; end_time: string };
+  active_period: { start_time: string; end_time: string } | null;
   participants: { username: string }[];
 }
 
-export const useCreateRotation = (fullPath: string, iid: number) =>
-  useOncallMutation(fullPath, (body: RotationBody) => api.post(`${base(fullPath)}/${iid}/rotations`, body));
+/** Creates a rotation, or (with `id`) replaces an existing one's fields. */
+export const useSaveRotation = (fullPath: string, iid: number) =>
+  useOncallMutation(fullPath, ({ id, body }: { id: number | undefined; body: RotationBody }) =>
+    id === undefined
+      ? api.post(`${base(fullPath)}/${iid}/rotations`, body)
+      : api.put(`${base(fullPath)}/${iid}/rotations/${id}`, body),
+  );
 
 export const useDeleteRotation = (fullPath: string, iid: number) =>
   useOncallMutation(fullPath, (id: number) => api.delete(`${base(fullPath)}/${iid}/rotations/${id}`));
