@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -53,6 +54,42 @@ describe("service READMEs list their RPCs as the .proto files declare them", () 
       const unknown = [...called].filter((c) => RPC_VERB.test(c) && !rpcs.has(c));
       expect(undocumented, `RPCs of ${protos} that ${readme} does not name`).toEqual([]);
       expect(unknown, `calls ${readme} names that ${protos} does not declare`).toEqual([]);
+    });
+  }
+});
+
+/** The variables a process's `config.ts` reads (its zod schema's UPPER_SNAKE keys). */
+function variablesOf(configFile: string): string[] {
+  const text = readFileSync(join(root, configFile), "utf8");
+  return [...new Set([...text.matchAll(/^\s+([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1] as string))];
+}
+
+describe("service READMEs list the variables their config.ts reads", () => {
+  for (const dir of ["auth-service", "alert-service", "settings-service", "gateway"]) {
+    it(dir, () => {
+      const readme = readFileSync(join(root, dir, "README.md"), "utf8");
+      const missing = variablesOf(join(dir, "src", "config.ts")).filter((v) => !readme.includes(`\`${v}\``));
+      expect(missing, `variables of ${dir}/src/config.ts missing from ${dir}/README.md`).toEqual([]);
+    });
+  }
+});
+
+describe("the repository maps match the repository", () => {
+  // The folders git tracks (a test's scratch folder or `data/` is not the repository).
+  const tracked = execFileSync("git", ["ls-files"], { cwd: root, encoding: "utf8" }).split("\n");
+  const topLevel = [...new Set(tracked.filter((f) => f.includes("/")).map((f) => f.split("/")[0] as string))].filter(
+    (d) => !d.startsWith("."),
+  );
+  for (const doc of ["README.md", "docs/architecture.md"]) {
+    it(`${doc} names every top-level folder, and no folder that is gone`, () => {
+      const text = readFileSync(join(root, doc), "utf8");
+      const from = text.indexOf("## Repository map");
+      const end = text.indexOf("\n## ", from + 1);
+      const map = text.slice(from, end < 0 ? undefined : end);
+      expect(text.includes("## Repository map"), `${doc} has a "Repository map" section`).toBe(true);
+      const rows = [...map.matchAll(/^\| `([^`/]+)\/?[^`]*`/gm)].map((m) => m[1] as string);
+      expect(topLevel.filter((d) => !rows.includes(d))).toEqual([]);
+      expect(rows.filter((r) => !topLevel.includes(r) && r !== ".ci")).toEqual([]);
     });
   }
 });
