@@ -1,12 +1,13 @@
 import { join } from "node:path";
 import { type Clock, type Logger, type RunningService, type ServiceDeps, systemClock } from "@tocsin/core";
 import { connectableAddress, createGrpcServer, serviceDependency, startHealthPolicy } from "@tocsin/grpc";
-import { alertV1, PROTO_FILES } from "@tocsin/proto";
+import { alertV1, channelsV1, PROTO_FILES } from "@tocsin/proto";
 import { openSqlite } from "@tocsin/store";
 import { startTracing, type Tracing } from "@tocsin/telemetry";
 import type Database from "better-sqlite3";
 import { Redis } from "ioredis";
 import { type Db, MongoClient } from "mongodb";
+import { createChannelsRuntime } from "./channels-runtime.js";
 import { createAuthClient } from "./clients/auth-client.js";
 import { createIntegrationKeys } from "./clients/integration-keys.js";
 import { createProjectAccess } from "./clients/project-access.js";
@@ -18,6 +19,7 @@ import { createIntegrationsUseCases } from "./domain/integrations/use-cases.js";
 import type { Notifier } from "./domain/mail/pipeline.js";
 import type { IntegrationDirectory, ProjectAccess } from "./domain/ports.js";
 import { alertHandlers } from "./handlers/alerts.js";
+import { channelHandlers } from "./handlers/channels.js";
 import { integrationHandlers } from "./handlers/integrations.js";
 import { createFlexibleLimiter } from "./limits/flexible-limiter.js";
 import { createMailRuntime } from "./mail-runtime.js";
@@ -32,6 +34,7 @@ import { type ProcessingThread, startProcessingThread } from "./thread/host.js";
 import type { ThreadData } from "./thread/messages.js";
 
 const SERVICE_NAME = "alert.v1.AlertService";
+const CHANNEL_SERVICE_NAME = "alert.v1.ChannelService";
 
 interface Storage {
   sqlite?: Database.Database;
@@ -82,6 +85,13 @@ export async function createAlertService(
     logger,
     ...(tracing ? { tracing } : {}),
   });
+  const channels = await createChannelsRuntime({
+    config,
+    ...(storage.sqlite ? { sqlite: storage.sqlite } : {}),
+    ...(storage.mongo ? { mongo: storage.mongo } : {}),
+    projects,
+    clock,
+  });
   const runtime = await createAlertsRuntime({
     ...(storage.sqlite ? { sqlite: storage.sqlite } : {}),
     ...(storage.mongo ? { mongo: storage.mongo } : {}),
@@ -108,8 +118,14 @@ export async function createAlertService(
       onMail: (lanes: number[]) => mail.wake(lanes),
     },
   });
-  const server = createGrpcServer({ logger, protoFiles: [PROTO_FILES.alert], serviceNames: [SERVICE_NAME], tracing });
+  const server = createGrpcServer({
+    logger,
+    protoFiles: [PROTO_FILES.alert, PROTO_FILES.channels],
+    serviceNames: [SERVICE_NAME, CHANNEL_SERVICE_NAME],
+    tracing,
+  });
   server.add(alertV1.AlertServiceService, { ...integrationHandlers(integrations), ...alertHandlers(runtime.useCases, tracing) });
+  server.add(channelsV1.ChannelServiceService, channelHandlers(channels.destinations));
   let port: number;
   try {
     await runtime.start();

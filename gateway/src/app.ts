@@ -14,6 +14,7 @@ import { captureRoute } from "./middleware/route-label.js";
 import { type CredentialThrottle, createCredentialThrottle } from "./protect/credential-throttle.js";
 import { createLimiterBackend } from "./protect/limiter-backend.js";
 import { alertManagementRoutes } from "./routes/alert-management.js";
+import { channelRoutes } from "./routes/channels.js";
 import { healthRoutes } from "./routes/health.js";
 import { identityRoutes } from "./routes/identity.js";
 import { notificationSettingsRoutes } from "./routes/notification-settings.js";
@@ -61,7 +62,7 @@ export function createApp(deps: GatewayDeps, { metrics, throttle }: HttpShared):
 
 function restApi(deps: GatewayDeps, principals: PrincipalCache, throttle: CredentialThrottle): Router {
   const api = Router();
-  const routes = [identityRoutes(deps), notificationSettingsRoutes(deps), alertManagementRoutes(deps)];
+  const routes = [identityRoutes(deps), notificationSettingsRoutes(deps), alertManagementRoutes(deps), channelRoutes(deps)];
   api.use(onlyKnownRoutes(routes));
   api.use(bodyParsers());
   api.use(authenticate(principals, throttle));

@@ -1,9 +1,9 @@
 import { createClient, replicaCount } from "@tocsin/grpc";
-import { alertV1, authV1, settingsV1 } from "@tocsin/proto";
+import { alertV1, authV1, channelsV1, settingsV1 } from "@tocsin/proto";
 import type { Tracing } from "@tocsin/telemetry";
 import { createIngestBatcher } from "./clients/ingest-batcher.js";
 import type { GatewayConfig } from "./config.js";
-import type { AlertClient, AuthClient, SettingsClient } from "./deps.js";
+import type { AlertClient, AuthClient, ChannelClient, SettingsClient } from "./deps.js";
 
 const DEFAULT_RPC_TIMEOUT_MS = 5000;
 
@@ -11,6 +11,7 @@ export interface GatewayClients {
   auth: AuthClient;
   alert: AlertClient;
   settings: SettingsClient;
+  channels: ChannelClient;
   close(): void;
 }
 
@@ -34,6 +35,11 @@ export function createClients(
     ...(tracing ? { tracing } : {}),
   });
   const alert: AlertClient = { ...alertUnary, ingestAlert: batcher.ingestAlert };
+  const channels = createClient(channelsV1.ChannelServiceService, {
+    target: "alert",
+    address: config.alertServiceAddr,
+    ...common,
+  });
   const settings = createClient(settingsV1.SettingsServiceService, {
     target: "settings",
     address: config.settingsServiceAddr,
@@ -43,11 +49,13 @@ export function createClients(
     auth,
     alert,
     settings,
+    channels,
     close() {
       auth.close();
       batcher.close();
       alertUnary.close();
       settings.close();
+      channels.close();
     },
   };
 }
