@@ -1,7 +1,9 @@
 import { AppError, invalidArgument } from "@tocsin/core";
 import type { ServiceHandlers } from "@tocsin/grpc";
 import type { channelsV1 } from "@tocsin/proto";
+import type { DeliveryLogUseCases, DeliveryTarget } from "../domain/channels/deliveries.js";
 import type { Destinations } from "../domain/channels/destinations.js";
+import type { DeliveryRecord } from "../domain/channels/ports.js";
 import { maskUrl } from "../domain/channels/rules.js";
 import { type ChatKind, type DestinationRecord, isChatKind } from "../domain/channels/types.js";
 
@@ -42,6 +44,25 @@ function toHookMessage(d: DestinationRecord): channelsV1.Hook {
   };
 }
 
+function toDeliveryMessage(d: DeliveryRecord): channelsV1.Delivery {
+  return {
+    id: String(d.id),
+    eventType: d.eventType,
+    status: d.status,
+    attempts: d.attempts,
+    responseStatus: d.responseStatus ?? 0,
+    durationMs: d.durationMs,
+    error: d.error ?? "",
+    createdAt: d.createdAt,
+  };
+}
+
+/** A hook by id, else a chat integration by name. */
+function targetOf(req: { hookId: number; integrationName: string }): DeliveryTarget {
+  if (req.hookId > 0) return { hookId: req.hookId };
+  return { kind: chatKind({ name: req.integrationName }) };
+}
+
 function project(req: { projectIdOrPath: string }): string {
   const value = req.projectIdOrPath.trim();
   if (!value) throw invalidArgument("PARAM_MISSING", "id is missing");
@@ -54,10 +75,7 @@ function chatKind(req: { name: string }): ChatKind {
 }
 
 /** ChannelService: thin mapping onto the destinations use-cases (configuration) and the delivery log. */
-export function channelHandlers(m: Destinations): ServiceHandlers<Def> {
-  const unimplemented = async () => {
-    throw new AppError("UNIMPLEMENTED", "UNIMPLEMENTED", "501 Not Implemented");
-  };
+export function channelHandlers(m: Destinations, log: DeliveryLogUseCases): ServiceHandlers<Def> {
   return {
     async getChatIntegration(req, ctx) {
       return { integration: toChatMessage(await m.getChat(project(req), chatKind(req), ctx)) };
@@ -71,7 +89,11 @@ export function channelHandlers(m: Destinations): ServiceHandlers<Def> {
       await m.deleteChat(project(req), chatKind(req), ctx);
       return {};
     },
-    testChatIntegration: unimplemented,
+    async testChatIntegration(req, ctx) {
+      const result = await log.test(project(req), chatKind(req), ctx);
+      const delivered = result.status !== null && result.status >= 200 && result.status < 300;
+      return { responseStatus: result.status ?? 0, error: delivered ? "" : (result.error ?? `HTTP ${result.status}`), delivered };
+    },
     async listHooks(req, ctx) {
       return { hooks: (await m.listHooks(project(req), ctx)).map(toHookMessage) };
     },
@@ -97,7 +119,13 @@ export function channelHandlers(m: Destinations): ServiceHandlers<Def> {
       const { hook, signingSecret } = await m.rotateHookSecret(project(req), req.hookId, ctx);
       return { hook: toHookMessage(hook), signingSecret };
     },
-    listDeliveries: unimplemented,
-    resendDelivery: unimplemented,
+    async listDeliveries(req, ctx) {
+      return { deliveries: (await log.list(project(req), targetOf(req), ctx)).map(toDeliveryMessage) };
+    },
+    async resendDelivery(req, ctx) {
+      const id = Number(req.deliveryId);
+      if (!Number.isSafeInteger(id) || id < 1) throw invalidArgument("PARAM_INVALID", "event_id is invalid");
+      return { delivery: toDeliveryMessage(await log.resend(project(req), targetOf(req), id, ctx)) };
+    },
   };
 }
