@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api } from "./api.js";
 import { type RunningSystem, startSystem } from "./harness.js";
@@ -135,6 +137,37 @@ describe("channels configuration, end to end", () => {
     expect((await as(maintainer).get(`${base()}/hooks/${id}`)).status).toBe(404);
   });
 
+  it("refuses to post to loopback, private and link-local addresses, after DNS too, without OUTBOUND_ALLOW_LOCAL_NETWORK", async () => {
+    const hits: string[] = [];
+    const server = createServer((req, res) => {
+      hits.push(req.url ?? "");
+      res.end("ok");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      for (const webhook of [
+        `https://127.0.0.1:${port}/hook`,
+        `https://localhost:${port}/hook`,
+        "https://10.0.0.1/hook",
+        "https://169.254.169.254/latest/meta-data",
+      ]) {
+        const put = await as(maintainer).put(`${base()}/integrations/mattermost`, { webhook });
+        expect(put.status, put.text).toBe(200);
+        const test = await as(maintainer).post(`${base()}/integrations/mattermost/test`);
+        expect(test.body, webhook).toEqual({
+          delivered: false,
+          response_status: null,
+          error: "refused: the address is in a local network",
+        });
+      }
+      expect(hits).toEqual([]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it("applies the roles: Maintainer+ for reads too, developers 403, non-members 404, anonymous 401", async () => {
     const created = await as(maintainer).post(`${base()}/hooks`, { url: "https://receiver.example.com/roles" });
     const paths = [`${base()}/hooks`, `${base()}/hooks/${created.body.id}`, `${base()}/integrations/slack`];
@@ -145,5 +178,7 @@ describe("channels configuration, end to end", () => {
     }
     expect((await as(developer).post(`${base()}/hooks`, { url: "https://x.example.com/" })).status).toBe(403);
     expect((await as(stranger).put(`${base()}/integrations/slack`, { webhook: "https://x.example.com/" })).status).toBe(404);
+    expect((await as(developer).get(`${base()}/hooks/${created.body.id}/events`)).status).toBe(403);
+    expect((await as(developer).post(`${base()}/integrations/slack/test`)).status).toBe(403);
   });
 });

@@ -98,6 +98,8 @@ function queueOf(opts: ChannelsRuntimeOptions): JobQueue {
     queueName: channelQueueName,
     retry: channelRetryPolicy(opts.config.channels.retry),
     ordered: true,
+    // A delivery may wait up to an hour for its next attempt: shutdown does not wait for it.
+    releaseRetryingOnClose: true,
     ...(opts.queuePrefix ? { prefix: opts.queuePrefix } : {}),
   });
 }

@@ -53,10 +53,7 @@ type NewDelivery = Pick<
   "key" | "projectId" | "destinationId" | "eventType" | "eventId" | "alertId" | "createdAt"
 >;
 
-type DeliveryOutcome = Pick<
-  DeliveryRecord,
-  "status" | "attempts" | "responseStatus" | "durationMs" | "error" | "notBefore"
-> & {
+type DeliveryOutcome = Pick<DeliveryRecord, "status" | "attempts" | "responseStatus" | "durationMs" | "error" | "notBefore"> & {
   at: Date;
 };
 
@@ -97,7 +94,7 @@ export interface DeliveryJobs {
 }
 
 /** One HTTP POST to a receiver. */
-interface OutboundRequest {
+export interface OutboundRequest {
   url: string;
   /** JSON text. */
   body: string;
