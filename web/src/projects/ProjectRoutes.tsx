@@ -19,6 +19,8 @@ const AlertDetailsPage = lazyPage(() => import("../alerts/AlertDetailsPage"));
 const IncidentsListPage = lazyPage(() => import("../incidents/IncidentsListPage"));
 const IncidentDetailsPage = lazyPage(() => import("../incidents/IncidentDetailsPage"));
 const OperationsSettingsPage = lazyPage(() => import("../integrations/OperationsSettingsPage"));
+const ChatIntegrationsPage = lazyPage(() => import("../channels/ChatIntegrationsPage"));
+const HooksPage = lazyPage(() => import("../channels/HooksPage"));
 
 const isIid = (s: string | undefined) => !!s && /^\d{1,15}$/.test(s) && Number(s) > 0;
 
@@ -33,6 +35,8 @@ function pageFor(page: string[]): { element: ReactNode; minAccess: number } | nu
   if (a === "incidents" && isIid(b) && !c)
     return { element: <IncidentDetailsPage iid={Number(b)} />, minAccess: ACCESS.developer };
   if (a === "settings" && b === "operations" && !c) return { element: <OperationsSettingsPage />, minAccess: ACCESS.developer };
+  if (a === "settings" && b === "integrations" && !c) return { element: <ChatIntegrationsPage />, minAccess: ACCESS.maintainer };
+  if (a === "hooks" && !b) return { element: <HooksPage />, minAccess: ACCESS.maintainer };
   return null;
 }
 
