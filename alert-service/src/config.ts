@@ -40,6 +40,23 @@ const schema = z
      * REDIS_URL or MONGO_URL.
      */
     ALERT_PROCESSING_THREAD: z.enum(["true", "false"], { error: "expected true or false" }).default("true"),
+    /**
+     * Outbound channels (PRODUCT.md section 12): true allows http:// destination URLs and requests
+     * to loopback, link-local and private addresses (GitLab's "allow requests to the local
+     * network"); false (default) refuses them, checked after DNS resolution.
+     */
+    OUTBOUND_ALLOW_LOCAL_NETWORK: z.enum(["true", "false"], { error: "expected true or false" }).default("false"),
+    /** Channel deliveries: first retry delay, longest delay, how long to keep trying (at least 24 h by default). */
+    CHANNEL_RETRY_INITIAL_MS: z.coerce.number().int().positive().default(5_000),
+    CHANNEL_RETRY_MAX_MS: z.coerce.number().int().positive().default(3_600_000),
+    CHANNEL_RETRY_FOR_HOURS: z.coerce.number().positive().default(25),
+    /** Channel deliveries: at most one message per destination this often (ms; Slack's 1 message/s). */
+    CHANNEL_MIN_INTERVAL_MS: z.coerce.number().int().nonnegative().default(1_000),
+    /** Channel storm control: window length, and how many messages a destination gets one by one in it. */
+    CHANNEL_STORM_WINDOW_SECONDS: z.coerce.number().positive().default(600),
+    CHANNEL_STORM_LIMIT: z.coerce.number().int().positive().default(30),
+    /** How long one delivery attempt may take (ms). */
+    CHANNEL_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
     /** Not used by alert-service itself (keys are sealed by auth-service); accepted for a shared env file. */
     SECRET_KEY: z.string().min(16, "expected at least 16 characters").optional(),
   })
@@ -60,6 +77,17 @@ const schema = z
     processingThread: env.ALERT_PROCESSING_THREAD === "true",
     // Integration URLs are `${externalUrl}/<full_path>/...`: no trailing slash.
     externalUrl: (env.EXTERNAL_URL ?? `http://localhost:${env.PORT || 8080}`).replace(/\/+$/, ""),
+    channels: {
+      allowLocalNetwork: env.OUTBOUND_ALLOW_LOCAL_NETWORK === "true",
+      retry: {
+        initialMs: env.CHANNEL_RETRY_INITIAL_MS,
+        maxMs: env.CHANNEL_RETRY_MAX_MS,
+        forMs: env.CHANNEL_RETRY_FOR_HOURS * 3_600_000,
+      },
+      minIntervalMs: env.CHANNEL_MIN_INTERVAL_MS,
+      storm: { windowMs: env.CHANNEL_STORM_WINDOW_SECONDS * 1000, limit: env.CHANNEL_STORM_LIMIT },
+      timeoutMs: env.CHANNEL_TIMEOUT_MS,
+    },
     mail: {
       smtpUrl: env.SMTP_URL,
       from: env.MAIL_FROM ?? `Tocsin <tocsin@${new URL(env.EXTERNAL_URL ?? "http://localhost").hostname}>`,

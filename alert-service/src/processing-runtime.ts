@@ -2,9 +2,11 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Clock, Logger } from "@tocsin/core";
 import type { Tracing } from "@tocsin/telemetry";
+import type { ChannelReactorDeps } from "./channels-runtime.js";
 import type { AlertsStores } from "./domain/alerts/ports.js";
 import { createReactions, type Reactions } from "./domain/alerts/reactions.js";
 import { type AlertJobHandlers, createJobHandlers } from "./domain/alerts/use-cases.js";
+import { channelsReactor } from "./domain/channels/reactor.js";
 import type { Notifier } from "./domain/mail/pipeline.js";
 import { emailReactor } from "./domain/mail/reactor.js";
 import { BullmqJobQueue } from "./queue/bullmq-queue.js";
@@ -100,6 +102,8 @@ export interface ProcessingOptions {
   timers: JobQueue;
   /** Alert e-mails (section 9): the e-mail reactor claims and enqueues through it; without it no e-mail is sent. */
   notifier?: Notifier | undefined;
+  /** Chat and webhooks (section 12): the channels reactor reads destinations and enqueues delivery jobs through it. */
+  channels?: ChannelReactorDeps | undefined;
   clock: Clock;
   logger: Logger;
   /** Length of one auto-resolve minute (60 000 ms; shorter in tests). */
@@ -126,9 +130,11 @@ export interface Processing {
  * queues stops it.
  */
 export function createProcessing(opts: ProcessingOptions): Processing {
-  const reactions = createReactions(opts.notifier ? [emailReactor(opts.notifier)] : [], (projectId) =>
-    opts.stores.incidents.settings(projectId),
-  );
+  const reactors = [
+    ...(opts.notifier ? [emailReactor(opts.notifier)] : []),
+    ...(opts.channels ? [channelsReactor(opts.channels)] : []),
+  ];
+  const reactions = createReactions(reactors, (projectId) => opts.stores.incidents.settings(projectId));
   const handlers = createJobHandlers({
     stores: opts.stores,
     jobs: createAlertJobs(opts.queue, opts.timers),

@@ -1,12 +1,13 @@
 import { join } from "node:path";
 import { type Clock, type Logger, type RunningService, type ServiceDeps, systemClock } from "@tocsin/core";
 import { connectableAddress, createGrpcServer, serviceDependency, startHealthPolicy } from "@tocsin/grpc";
-import { alertV1, PROTO_FILES } from "@tocsin/proto";
+import { alertV1, channelsV1, PROTO_FILES } from "@tocsin/proto";
 import { openSqlite } from "@tocsin/store";
 import { startTracing, type Tracing } from "@tocsin/telemetry";
 import type Database from "better-sqlite3";
 import { Redis } from "ioredis";
 import { type Db, MongoClient } from "mongodb";
+import { type ChannelReactorDeps, createChannelsRuntime } from "./channels-runtime.js";
 import { createAuthClient } from "./clients/auth-client.js";
 import { createIntegrationKeys } from "./clients/integration-keys.js";
 import { createProjectAccess } from "./clients/project-access.js";
@@ -18,6 +19,7 @@ import { createIntegrationsUseCases } from "./domain/integrations/use-cases.js";
 import type { Notifier } from "./domain/mail/pipeline.js";
 import type { IntegrationDirectory, ProjectAccess } from "./domain/ports.js";
 import { alertHandlers } from "./handlers/alerts.js";
+import { channelHandlers } from "./handlers/channels.js";
 import { integrationHandlers } from "./handlers/integrations.js";
 import { createFlexibleLimiter } from "./limits/flexible-limiter.js";
 import { createMailRuntime } from "./mail-runtime.js";
@@ -32,6 +34,7 @@ import { type ProcessingThread, startProcessingThread } from "./thread/host.js";
 import type { ThreadData } from "./thread/messages.js";
 
 const SERVICE_NAME = "alert.v1.AlertService";
+const CHANNEL_SERVICE_NAME = "alert.v1.ChannelService";
 
 interface Storage {
   sqlite?: Database.Database;
@@ -82,6 +85,16 @@ export async function createAlertService(
     logger,
     ...(tracing ? { tracing } : {}),
   });
+  const channels = await createChannelsRuntime({
+    config,
+    ...(storage.sqlite ? { sqlite: storage.sqlite } : {}),
+    ...(storage.mongo ? { mongo: storage.mongo } : {}),
+    ...(config.redisUrl ? { redisUrl: config.redisUrl, queuePrefix: queuePrefix(config) } : {}),
+    projects,
+    clock,
+    logger,
+    ...(tracing ? { tracing } : {}),
+  });
   const runtime = await createAlertsRuntime({
     ...(storage.sqlite ? { sqlite: storage.sqlite } : {}),
     ...(storage.mongo ? { mongo: storage.mongo } : {}),
@@ -92,6 +105,7 @@ export async function createAlertService(
     clock,
     logger,
     notifier: mail.notifier,
+    channels: channels.reactor,
     defaultRateLimitPerMinute: config.webhookRateLimitPerMinute,
     usage: integrations.usage,
     autoResolveMinuteMs: config.autoResolveMinuteMs,
@@ -103,21 +117,32 @@ export async function createAlertService(
         dataDir: config.dataDir,
         tracing: config.tracing,
         mail: config.mail,
+        channels: config.channels,
+        externalUrl: config.externalUrl,
         autoResolveMinuteMs: config.autoResolveMinuteMs,
       },
       onMail: (lanes: number[]) => mail.wake(lanes),
+      onChannels: (lanes: number[]) => channels.wake(lanes),
     },
   });
-  const server = createGrpcServer({ logger, protoFiles: [PROTO_FILES.alert], serviceNames: [SERVICE_NAME], tracing });
+  const server = createGrpcServer({
+    logger,
+    protoFiles: [PROTO_FILES.alert, PROTO_FILES.channels],
+    serviceNames: [SERVICE_NAME, CHANNEL_SERVICE_NAME],
+    tracing,
+  });
   server.add(alertV1.AlertServiceService, { ...integrationHandlers(integrations), ...alertHandlers(runtime.useCases, tracing) });
+  server.add(channelsV1.ChannelServiceService, channelHandlers(channels.destinations, channels.deliveries));
   let port: number;
   try {
     await runtime.start();
     await mail.start({ alerts: runtime.stores.alerts, projects });
+    await channels.start({ alerts: runtime.stores.alerts, incidents: runtime.stores.incidents });
     port = await server.listen(config.listenAddr);
   } catch (err) {
     await runtime.stop();
     await mail.stop();
+    await channels.stop();
     auth.close();
     await storage.close();
     await tracing?.shutdown();
@@ -129,6 +154,7 @@ export async function createAlertService(
       { name: "store", check: () => storage.integrations.ping() },
       { name: "queue", check: () => runtime.healthy() },
       { name: "mail queue", check: () => mail.healthy() },
+      { name: "channel queue", check: () => channels.healthy() },
       serviceDependency("auth-service", config.authServiceAddr),
     ],
     { logger },
@@ -143,6 +169,7 @@ export async function createAlertService(
         await server.shutdown(5_000);
         await runtime.stop();
         await mail.stop();
+        await channels.stop();
         auth.close();
         await storage.close();
         await tracing?.shutdown();
@@ -166,6 +193,8 @@ export interface AlertsRuntimeOptions {
   logger: Logger;
   /** Alert e-mails (section 9): the e-mail reactor's claims and jobs; without it no e-mail is sent. */
   notifier?: Notifier;
+  /** Chat and webhooks (section 12): the channels reactor's destinations and delivery jobs; without it none are sent. */
+  channels?: ChannelReactorDeps;
   /** Budget of an integration that sets none (WEBHOOK_RATE_LIMIT_PER_MINUTE); unset or 0 = unlimited. */
   defaultRateLimitPerMinute?: number;
   /** Length of one auto-resolve minute (60 000 ms; shorter in tests). */
@@ -182,7 +211,7 @@ export interface AlertsRuntimeOptions {
    * jobs it committed (MailRuntime.wake). Whether it runs is configuration alone: see `runsInThread`.
    * Unset: processing runs in this thread.
    */
-  processingThread?: { config: ThreadData["config"]; onMail(lanes: number[]): void };
+  processingThread?: { config: ThreadData["config"]; onMail(lanes: number[]): void; onChannels?(lanes: number[]): void };
 }
 
 export interface AlertsRuntime {
@@ -249,6 +278,7 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
         queue,
         timers,
         notifier: opts.notifier,
+        channels: opts.channels,
         clock: opts.clock,
         logger: opts.logger,
         autoResolveMinuteMs: opts.autoResolveMinuteMs,
@@ -291,6 +321,7 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
           logger: opts.logger,
           onEnded: (jobs) => lanes.ended(jobs),
           onMail: threaded.onMail,
+          ...(threaded.onChannels ? { onChannels: threaded.onChannels } : {}),
         });
       } else await processing?.start();
       housekeeping = setInterval(purge, 10 * 60_000);

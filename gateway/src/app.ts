@@ -14,6 +14,7 @@ import { captureRoute } from "./middleware/route-label.js";
 import { type CredentialThrottle, createCredentialThrottle } from "./protect/credential-throttle.js";
 import { createLimiterBackend } from "./protect/limiter-backend.js";
 import { alertManagementRoutes } from "./routes/alert-management.js";
+import { channelRoutes } from "./routes/channels.js";
 import { escalationPolicyRoutes } from "./routes/escalation-policies.js";
 import { healthRoutes } from "./routes/health.js";
 import { identityRoutes } from "./routes/identity.js";
@@ -69,6 +70,7 @@ function restApi(deps: GatewayDeps, principals: PrincipalCache, throttle: Creden
     alertManagementRoutes(deps),
     oncallScheduleRoutes(deps),
     escalationPolicyRoutes(deps),
+    channelRoutes(deps),
   ];
   api.use(onlyKnownRoutes(routes));
   api.use(bodyParsers());

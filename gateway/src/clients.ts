@@ -1,9 +1,9 @@
 import { createClient, replicaCount } from "@tocsin/grpc";
-import { alertV1, authV1, oncallV1, settingsV1 } from "@tocsin/proto";
+import { alertV1, authV1, channelsV1, oncallV1, settingsV1 } from "@tocsin/proto";
 import type { Tracing } from "@tocsin/telemetry";
 import { createIngestBatcher } from "./clients/ingest-batcher.js";
 import type { GatewayConfig } from "./config.js";
-import type { AlertClient, AuthClient, OncallClient, SettingsClient } from "./deps.js";
+import type { AlertClient, AuthClient, ChannelClient, OncallClient, SettingsClient } from "./deps.js";
 
 const DEFAULT_RPC_TIMEOUT_MS = 5000;
 
@@ -12,6 +12,7 @@ export interface GatewayClients {
   alert: AlertClient;
   settings: SettingsClient;
   oncall: OncallClient;
+  channels: ChannelClient;
   close(): void;
 }
 
@@ -35,6 +36,11 @@ export function createClients(
     ...(tracing ? { tracing } : {}),
   });
   const alert: AlertClient = { ...alertUnary, ingestAlert: batcher.ingestAlert };
+  const channels = createClient(channelsV1.ChannelServiceService, {
+    target: "alert",
+    address: config.alertServiceAddr,
+    ...common,
+  });
   const settings = createClient(settingsV1.SettingsServiceService, {
     target: "settings",
     address: config.settingsServiceAddr,
@@ -50,12 +56,14 @@ export function createClients(
     alert,
     settings,
     oncall,
+    channels,
     close() {
       auth.close();
       batcher.close();
       alertUnary.close();
       settings.close();
       oncall.close();
+      channels.close();
     },
   };
 }

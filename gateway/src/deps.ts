@@ -1,11 +1,12 @@
 import type { Logger } from "@tocsin/core";
 import type { AuthClient, PromiseClient } from "@tocsin/grpc";
-import type { alertV1, oncallV1, settingsV1 } from "@tocsin/proto";
+import type { alertV1, channelsV1, oncallV1, settingsV1 } from "@tocsin/proto";
 import type { Tracing } from "@tocsin/telemetry";
 import type { GatewayConfig } from "./config.js";
 
 export type { AuthClient };
 export type AlertClient = PromiseClient<typeof alertV1.AlertServiceService>;
+export type ChannelClient = PromiseClient<typeof channelsV1.ChannelServiceService>;
 export type SettingsClient = PromiseClient<typeof settingsV1.SettingsServiceService>;
 export type OncallClient = PromiseClient<typeof oncallV1.OncallServiceService>;
 
@@ -18,6 +19,8 @@ export interface GatewayDeps {
   settings: SettingsClient;
   /** settings-service's on-call API (schedules and escalation policies). */
   oncall: OncallClient;
+  /** alert-service's ChannelService (chat integrations, project hooks; docs/channels.md). */
+  channels: ChannelClient;
   /** The gateway's tracing, when OTEL_EXPORTER_OTLP_ENDPOINT is set (request spans). */
   tracing?: Tracing;
   /** Cleanups run when the gateway stops (caches, streams); modules push theirs here. */

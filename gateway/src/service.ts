@@ -31,7 +31,7 @@ export async function createGateway(config: GatewayConfig, { logger }: ServiceDe
   const resolved = config.port === 0 && defaultExternalUrl ? { ...config, externalUrl: `http://localhost:${port}` } : config;
   const tracing = await startTracing(config.tracing);
   const clients = createClients(resolved, tracing);
-  const { auth, alert, settings, oncall } = clients;
+  const { auth, alert, settings, oncall, channels } = clients;
   const deps: GatewayDeps = {
     config: resolved,
     logger,
@@ -39,6 +39,7 @@ export async function createGateway(config: GatewayConfig, { logger }: ServiceDe
     alert,
     settings,
     oncall,
+    channels,
     closers: [],
     ...(tracing ? { tracing } : {}),
   };

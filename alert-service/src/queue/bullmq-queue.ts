@@ -33,6 +33,13 @@ export interface BullmqQueueOptions {
    * BullMQ's delayed set and hold nothing (the mail and timer queues).
    */
   ordered?: boolean;
+  /**
+   * Ordered lanes whose retries wait long (the channel queue: up to an hour between attempts):
+   * on `close`, a job waiting for its next attempt is left active, unfinished, and the workers
+   * close without waiting for it; its lock expires and BullMQ's stalled-job check puts it back
+   * (in the next process, or another replica). Default false: `close` waits for every job.
+   */
+  releaseRetryingOnClose?: boolean;
 }
 
 /** BullMQ refuses `:` in custom ids. */
@@ -204,8 +211,26 @@ export class BullmqJobQueue implements JobQueue {
       if (!this.ordered || attempt >= this.retry.maxAttempts) throw err;
       // The job stays active (its lock renewed by the worker) while it waits: the lane's next
       // job may not overtake it, in this process or another.
-      await sleep(this.retry.backoff(attempt));
+      await this.wait(this.retry.backoff(attempt));
+      // Closing with releaseRetryingOnClose: the job is left active, never to end here (see the option).
+      if (this.closing && this.opts.releaseRetryingOnClose) await new Promise(() => undefined);
     }
+  }
+
+  /** Jobs waiting for their next attempt: woken at once by `close`. */
+  private readonly waiting = new Set<() => void>();
+
+  private wait(ms: number): Promise<void> {
+    if (!this.opts.releaseRetryingOnClose) return sleep(ms).then(() => undefined);
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.waiting.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.waiting.add(done);
+    });
   }
 
   private publish(id: string | undefined, result: JobResult): void {
@@ -267,7 +292,9 @@ export class BullmqJobQueue implements JobQueue {
 
   async close(): Promise<void> {
     this.closing = true;
-    await Promise.all(this.workers.map((w) => w.close()));
+    const release = this.opts.releaseRetryingOnClose === true && this.waiting.size > 0;
+    for (const wake of this.waiting) wake();
+    await Promise.all(this.workers.map((w) => w.close(release)));
     await Promise.all(this.queues.map((q) => q.close()));
     for (const c of [this.producer, this.subscriber, this.workerConnection]) c?.disconnect();
   }

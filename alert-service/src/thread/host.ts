@@ -13,6 +13,8 @@ export interface ProcessingThreadOptions {
   onEnded(jobs: EndedJob[]): void;
   /** Mail jobs the thread committed, by lane. */
   onMail(lanes: number[]): void;
+  /** Delivery jobs the thread committed to the channel queue, by lane. */
+  onChannels?(lanes: number[]): void;
 }
 
 /** The alert lanes running in a worker thread, seen from the main thread. */
@@ -79,6 +81,7 @@ export function startProcessingThread(opts: ProcessingThreadOptions): Promise<Pr
     worker.on("message", (message: FromThread) => {
       if (message.type === "ended") opts.onEnded(message.jobs);
       else if (message.type === "mail") opts.onMail(message.lanes);
+      else if (message.type === "channels") opts.onChannels?.(message.lanes);
       else if (message.type === "log") relay(logger, message.line);
       else if (message.type === "ready") {
         readyId = message.threadId;

@@ -3,7 +3,10 @@ import type { EndedJob } from "../queue/local-queue.js";
 
 /** What the processing thread is started with (workerData: plain, cloneable data). */
 export interface ThreadData {
-  config: Pick<AlertServiceConfig, "processingThread" | "dataDir" | "tracing" | "mail" | "autoResolveMinuteMs">;
+  config: Pick<
+    AlertServiceConfig,
+    "processingThread" | "dataDir" | "tracing" | "mail" | "channels" | "externalUrl" | "autoResolveMinuteMs"
+  >;
   /** pino level of the thread's logger: the main thread's, so that nothing is built for lines it would drop. */
   logLevel: string;
   /** Jobs per processing batch (one transaction on alert.db). */
@@ -24,6 +27,8 @@ export type FromThread =
   | { type: "ended"; jobs: EndedJob[] }
   /** Mail jobs were committed to these lanes of `mail-queue.db` (its workers run in the main thread). */
   | { type: "mail"; lanes: number[] }
+  /** Delivery jobs were committed to these lanes of `channel-queue.db` (its workers run in the main thread). */
+  | { type: "channels"; lanes: number[] }
   /** One JSON log line of the thread's logger, re-logged by the main thread's. */
   | { type: "log"; line: string }
   | { type: "stopped" };

@@ -3,6 +3,7 @@ import { parentPort, threadId, workerData } from "node:worker_threads";
 import { createLogger, systemClock } from "@tocsin/core";
 import { openSqlite } from "@tocsin/store";
 import { startTracing } from "@tocsin/telemetry";
+import { createLocalChannelReactorDeps } from "../channels-runtime.js";
 import { createLocalNotifier } from "../mail-runtime.js";
 import { createProcessing, openAlertQueues } from "../processing-runtime.js";
 import { LocalJobQueue } from "../queue/local-queue.js";
@@ -11,8 +12,8 @@ import type { FromThread, ThreadData, ToThread } from "./messages.js";
 
 /**
  * The processing thread (see thread/host.ts): runs the alert lanes and the timer queue on its
- * own connections to `alert.db`, `alert-queue.db`, `alert-timers.db` and `mail-queue.db`, and
- * tells the main thread of ended jobs, new mail jobs and its log lines.
+ * own connections to `alert.db`, `alert-queue.db`, `alert-timers.db`, `mail-queue.db` and
+ * `channel-queue.db`, and tells the main thread of ended jobs, new mail and delivery jobs and its log lines.
  */
 const port = parentPort;
 if (!port) throw new Error("thread/worker.ts runs as a worker thread (see thread/host.ts)");
@@ -32,6 +33,13 @@ const mail = createLocalNotifier({
   ...(tracing ? { tracing } : {}),
   onCommit: (lanes) => send({ type: "mail", lanes }),
 });
+const channels = createLocalChannelReactorDeps({
+  config,
+  sqlite,
+  logger,
+  ...(tracing ? { tracing } : {}),
+  onCommit: (lanes) => send({ type: "channels", lanes }),
+});
 const { lanes, queue, timers } = openAlertQueues({
   dataDir: config.dataDir,
   logger,
@@ -44,6 +52,7 @@ const processing = createProcessing({
   queue,
   timers,
   notifier: mail.notifier,
+  channels,
   clock: systemClock,
   logger,
   autoResolveMinuteMs: config.autoResolveMinuteMs,
@@ -55,6 +64,7 @@ async function stop(): Promise<void> {
   await queue.close();
   await timers.close();
   await mail.close();
+  await channels.close();
   sqlite.close();
   await tracing?.shutdown();
   send({ type: "stopped" });

@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import { loadSync, type PackageDefinition } from "@grpc/proto-loader";
 
 export * as alertV1 from "./gen/alert/v1/alert.js";
+export * as channelsV1 from "./gen/alert/v1/channels.js";
 export * as authV1 from "./gen/auth/v1/auth.js";
 export * as oncallV1 from "./gen/settings/v1/oncall.js";
 export * as settingsV1 from "./gen/settings/v1/settings.js";
@@ -13,6 +14,7 @@ const PROTO_ROOT = fileURLToPath(new URL("../../../proto", import.meta.url));
 export const PROTO_FILES = {
   auth: "auth/v1/auth.proto",
   alert: "alert/v1/alert.proto",
+  channels: "alert/v1/channels.proto",
   settings: "settings/v1/settings.proto",
   oncall: "settings/v1/oncall.proto",
 } as const;

@@ -36,6 +36,16 @@ export function ProjectNav() {
             </li>
           </>
         )}
+        {access >= ACCESS.maintainer && (
+          <>
+            <li>
+              <NavLink to={projectPath(fullPath, "settings", "integrations")}>Integrations</NavLink>
+            </li>
+            <li>
+              <NavLink to={projectPath(fullPath, "hooks")}>Webhooks</NavLink>
+            </li>
+          </>
+        )}
       </ul>
     </nav>
   );

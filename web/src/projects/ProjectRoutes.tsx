@@ -21,6 +21,8 @@ const IncidentDetailsPage = lazyPage(() => import("../incidents/IncidentDetailsP
 const OperationsSettingsPage = lazyPage(() => import("../integrations/OperationsSettingsPage"));
 const OncallSchedulesPage = lazyPage(() => import("../oncall/OncallSchedulesPage"));
 const EscalationPoliciesPage = lazyPage(() => import("../escalation/EscalationPoliciesPage"));
+const ChatIntegrationsPage = lazyPage(() => import("../channels/ChatIntegrationsPage"));
+const HooksPage = lazyPage(() => import("../channels/HooksPage"));
 
 const isIid = (s: string | undefined) => !!s && /^\d{1,15}$/.test(s) && Number(s) > 0;
 
@@ -37,6 +39,8 @@ function pageFor(page: string[]): { element: ReactNode; minAccess: number } | nu
   if (a === "oncall_schedules" && !b) return { element: <OncallSchedulesPage />, minAccess: ACCESS.developer };
   if (a === "escalation_policies" && !b) return { element: <EscalationPoliciesPage />, minAccess: ACCESS.developer };
   if (a === "settings" && b === "operations" && !c) return { element: <OperationsSettingsPage />, minAccess: ACCESS.developer };
+  if (a === "settings" && b === "integrations" && !c) return { element: <ChatIntegrationsPage />, minAccess: ACCESS.maintainer };
+  if (a === "hooks" && !b) return { element: <HooksPage />, minAccess: ACCESS.maintainer };
   return null;
 }
 

@@ -1,0 +1,190 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Clock, Logger } from "@tocsin/core";
+import type { Tracing } from "@tocsin/telemetry";
+import type { Database } from "better-sqlite3";
+import type { Db } from "mongodb";
+import { createHttpSender } from "./channels/http-sender.js";
+import { standardWebhooksSign } from "./channels/signer.js";
+import type { AlertServiceConfig } from "./config.js";
+import type { AlertStore, IncidentStore } from "./domain/alerts/ports.js";
+import { createDeliveryLogUseCases, DELIVERY_LOG_MS, type DeliveryLogUseCases } from "./domain/channels/deliveries.js";
+import { createDelivery } from "./domain/channels/delivery.js";
+import { createDestinations, type Destinations } from "./domain/channels/destinations.js";
+import type { DeliveryJobs, DeliveryLog, DestinationStore, Sender } from "./domain/channels/ports.js";
+import type { ProjectAccess } from "./domain/ports.js";
+import { BullmqJobQueue } from "./queue/bullmq-queue.js";
+import {
+  CHANNEL_LANES,
+  channelQueueName,
+  channelRetryPolicy,
+  createDeliveryJobRunner,
+  createDeliveryJobs,
+} from "./queue/channel-jobs.js";
+import { LocalJobQueue } from "./queue/local-queue.js";
+import type { JobQueue } from "./queue/queue.js";
+import { tracedQueue } from "./queue/traced-queue.js";
+import { createMongoDeliveryLog } from "./store/channels/mongo-delivery-log.js";
+import { createMongoDestinationStore } from "./store/channels/mongo-destination-store.js";
+import { createSqliteDeliveryLog } from "./store/channels/sqlite-delivery-log.js";
+import { createSqliteDestinationStore } from "./store/channels/sqlite-destination-store.js";
+
+type ChannelsConfig = Pick<AlertServiceConfig, "channels" | "externalUrl" | "dataDir">;
+
+export interface ChannelsRuntimeOptions {
+  config: ChannelsConfig;
+  /** Exactly one of sqlite / mongo keeps the destinations and the delivery log (the alert database). */
+  sqlite?: Database;
+  mongo?: Db;
+  /** BullMQ with REDIS_URL; else the durable local queue `DATA_DIR/channel-queue.db`. */
+  redisUrl?: string;
+  queuePrefix?: string;
+  projects: ProjectAccess;
+  clock: Clock;
+  logger: Logger;
+  tracing?: Tracing;
+  /** Tests: another way to post (e.g. one that records). Default: node:http through the address filter. */
+  sender?: Sender;
+}
+
+/** What the channels reactor needs in processing (the main thread's, or the processing thread's own). */
+export interface ChannelReactorDeps {
+  destinations: Pick<DestinationStore, "list">;
+  jobs: DeliveryJobs;
+}
+
+export interface ChannelsRuntime {
+  /** The configuration use-cases (ChannelService). */
+  destinations: Destinations;
+  /** The delivery log, resend and test (ChannelService). */
+  deliveries: DeliveryLogUseCases;
+  /** For the channels reactor of processing in this thread. */
+  reactor: ChannelReactorDeps;
+  /** Starts the delivery workers. */
+  start(deps: { alerts: Pick<AlertStore, "getById">; incidents: Pick<IncidentStore, "getByAlert"> }): Promise<void>;
+  healthy(): Promise<boolean>;
+  /** Delivery jobs were committed to the local channel queue by the processing thread: wakes these lanes. */
+  wake(lanes: number[]): void;
+  stop(): Promise<void>;
+}
+
+/** The durable local channel queue `DATA_DIR/channel-queue.db` (one per connection: the main thread's, the processing thread's). */
+function localChannelQueue(config: ChannelsConfig, logger: Logger, onCommit?: (lanes: number[]) => void): LocalJobQueue {
+  const retry = channelRetryPolicy(config.channels.retry);
+  mkdirSync(config.dataDir, { recursive: true });
+  return new LocalJobQueue({
+    file: join(config.dataDir, "channel-queue.db"),
+    logger,
+    ...(onCommit ? { onCommit } : {}),
+    lanes: CHANNEL_LANES,
+    // A destination's lane runs its messages in order (PRODUCT.md section 12: per alert, in order).
+    ordered: true,
+    // Committed like the alert change it follows (survives a crash or SIGKILL of the process).
+    synchronous: "NORMAL",
+    maxAttempts: retry.maxAttempts,
+    backoff: retry.backoff,
+    // Finished jobs are remembered for the delivery log's life, so a late duplicate is ignored.
+    retainMs: DELIVERY_LOG_MS,
+  });
+}
+
+function queueOf(opts: ChannelsRuntimeOptions): JobQueue {
+  const logger = opts.logger.child({ component: "channel-queue" });
+  if (!opts.redisUrl) return localChannelQueue(opts.config, logger);
+  return new BullmqJobQueue({
+    redisUrl: opts.redisUrl,
+    logger,
+    lanes: CHANNEL_LANES,
+    queueName: channelQueueName,
+    retry: channelRetryPolicy(opts.config.channels.retry),
+    ordered: true,
+    // A delivery may wait up to an hour for its next attempt: shutdown does not wait for it.
+    releaseRetryingOnClose: true,
+    ...(opts.queuePrefix ? { prefix: opts.queuePrefix } : {}),
+  });
+}
+
+/**
+ * What the processing thread needs for the channels reactor, over its own connections to the
+ * alert database and the local channel queue; `onCommit` tells the main thread's workers.
+ */
+export function createLocalChannelReactorDeps(opts: {
+  config: ChannelsConfig;
+  sqlite: Database;
+  logger: Logger;
+  tracing?: Tracing;
+  onCommit: (lanes: number[]) => void;
+}): ChannelReactorDeps & { close(): Promise<void> } {
+  const local = localChannelQueue(opts.config, opts.logger.child({ component: "channel-queue" }), opts.onCommit);
+  const queue = tracedQueue(local, opts.tracing, { system: "local", destination: "channels" });
+  return { destinations: createSqliteDestinationStore(opts.sqlite), jobs: createDeliveryJobs(queue), close: () => queue.close() };
+}
+
+/** Wires the outbound channels (docs/channels.md): destinations, the delivery log, the channel queue and its workers. */
+export async function createChannelsRuntime(opts: ChannelsRuntimeOptions): Promise<ChannelsRuntime> {
+  const { config, logger, clock } = opts;
+  let store: DestinationStore;
+  let log: DeliveryLog;
+  if (opts.sqlite) {
+    store = createSqliteDestinationStore(opts.sqlite);
+    log = createSqliteDeliveryLog(opts.sqlite);
+  } else if (opts.mongo) {
+    store = await createMongoDestinationStore(opts.mongo);
+    log = await createMongoDeliveryLog(opts.mongo);
+  } else throw new Error("channels runtime: a data store (sqlite or mongo) is required");
+  const raw = queueOf(opts);
+  const queue = tracedQueue(raw, opts.tracing, { system: opts.redisUrl ? "bullmq" : "local", destination: "channels" });
+  const jobs = createDeliveryJobs(queue);
+  const destinations = createDestinations({
+    store,
+    projects: opts.projects,
+    clock,
+    allowLocalNetwork: config.channels.allowLocalNetwork,
+  });
+  const sender =
+    opts.sender ??
+    createHttpSender({ allowLocalNetwork: config.channels.allowLocalNetwork, timeoutMs: config.channels.timeoutMs });
+  const settings = {
+    externalUrl: config.externalUrl,
+    storm: config.channels.storm,
+    minIntervalMs: config.channels.minIntervalMs,
+    retryForMs: config.channels.retry.forMs,
+  };
+  let started: { alerts: Pick<AlertStore, "getById">; incidents: Pick<IncidentStore, "getByAlert"> } | undefined;
+  const delivery = createDelivery({
+    destinations: store,
+    log,
+    alerts: { getById: (id) => (started ? started.alerts.getById(id) : Promise.resolve(undefined)) },
+    incidents: { getByAlert: (id) => (started ? started.incidents.getByAlert(id) : Promise.resolve(undefined)) },
+    projects: opts.projects,
+    sender,
+    sign: standardWebhooksSign,
+    jobs,
+    clock,
+    settings,
+  });
+  let housekeeping: NodeJS.Timeout | undefined;
+  return {
+    destinations,
+    deliveries: createDeliveryLogUseCases({ destinations, log, jobs, delivery, clock }),
+    reactor: { destinations: store, jobs },
+    async start(deps) {
+      started = deps;
+      await queue.start(createDeliveryJobRunner(delivery, logger.child({ component: "channel-worker" })));
+      const purge = () =>
+        log
+          .purge(new Date(clock.now().getTime() - DELIVERY_LOG_MS))
+          .catch((err) => logger.warn({ err }, "delivery log purge failed"));
+      housekeeping = setInterval(purge, 60 * 60_000);
+      housekeeping.unref();
+    },
+    healthy: () => queue.healthy(),
+    wake(lanes) {
+      if (raw instanceof LocalJobQueue) raw.wake(lanes);
+    },
+    async stop() {
+      if (housekeeping) clearInterval(housekeeping);
+      await queue.close();
+    },
+  };
+}
