@@ -3,10 +3,13 @@
 // embedded defaults (SQLite under DATA_DIR, in-process queue), in dependency order:
 // auth-service, then settings-service and alert-service, then the gateway.
 // Every output line is prefixed with the process name. SIGINT/SIGTERM stop the processes in
-// reverse order. Once the system is up, a process that dies is restarted with backoff (1 s,
-// doubling up to 30 s, back to 1 s after a minute of running), and the others keep serving; a
-// process that fails while the system is starting stops the start (a configuration error would
-// only fail again).
+// reverse order, within STOP_DEADLINE_MS in all (a process still running then is killed). Once
+// the system is up, a process that dies is restarted at once (after RESTART_FIRST_MS); only one
+// that keeps dying backs off (1 s, doubling up to 30 s; a process that ran 10 s counts as
+// recovered), and the others keep serving. A process that fails while the system is starting
+// stops the start (a configuration error would only fail again). Each process is started with
+// an IPC channel and stops when it closes, so no process outlives this script, however it ends
+// (SIGKILL included).
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { Socket } from "node:net";
@@ -16,11 +19,14 @@ import { fileURLToPath } from "node:url";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const START_TIMEOUT_MS = 30_000;
-const STOP_TIMEOUT_MS = 15_000;
-const RESTART_FIRST_MS = 1_000;
+/** The whole stop, every stage: a process still running at the deadline is killed. */
+const STOP_DEADLINE_MS = 8_000;
+/** A crash is answered by a restart this soon; only repeated crashes back off. */
+const RESTART_FIRST_MS = 200;
+const RESTART_BACKOFF_MS = 1_000;
 const RESTART_MAX_MS = 30_000;
-/** A process that ran this long before it died starts again from the first backoff step. */
-const RESTART_RESET_MS = 60_000;
+/** A process that ran this long before it died was not crash-looping: its next restart is immediate again. */
+const RESTART_RESET_MS = 10_000;
 
 const env = process.env;
 const port = env.PORT ?? "8080";
@@ -84,7 +90,8 @@ function spawnProc(spec) {
   const child = spawn(process.execPath, [join(root, dir, "dist", "main.js")], {
     cwd: root,
     env: shared,
-    stdio: ["ignore", "pipe", "pipe"],
+    // The IPC channel is the child's lifeline: it stops when the channel closes (libs/core onShutdown).
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
     // Own process group: a terminal's Ctrl-C reaches only this script, which stops the
     // processes in order instead of all at once.
     detached: true,
@@ -122,7 +129,7 @@ function launch(spec) {
       if (Date.now() - current.startedAt >= RESTART_RESET_MS) backoffMs = RESTART_FIRST_MS;
       say(`${spec.name} exited unexpectedly (code ${code}); restarting it in ${backoffMs / 1000} s`);
       await new Promise((r) => setTimeout(r, backoffMs));
-      backoffMs = Math.min(backoffMs * 2, RESTART_MAX_MS);
+      backoffMs = backoffMs < RESTART_BACKOFF_MS ? RESTART_BACKOFF_MS : Math.min(backoffMs * 2, RESTART_MAX_MS);
       if (stopping) return;
       const next = spawnProc(spec);
       Object.assign(proc, { child: next.child, exited: next.exited, startedAt: next.startedAt });
@@ -167,13 +174,16 @@ async function waitListening(proc, addr) {
   throw new Error(`${proc.name} does not listen on ${addr} after ${START_TIMEOUT_MS / 1000} s`);
 }
 
-async function stopProc(proc) {
+async function stopProc(proc, deadline) {
   if (proc.child.exitCode !== null || proc.child.signalCode !== null) return;
   proc.child.kill("SIGTERM");
-  const timer = setTimeout(() => {
-    say(`${proc.name} did not stop within ${STOP_TIMEOUT_MS / 1000} s; killing it`);
-    proc.child.kill("SIGKILL");
-  }, STOP_TIMEOUT_MS);
+  const timer = setTimeout(
+    () => {
+      say(`${proc.name} did not stop in time; killing it`);
+      proc.child.kill("SIGKILL");
+    },
+    Math.max(0, deadline - Date.now()),
+  );
   await proc.exited;
   clearTimeout(timer);
 }
@@ -181,7 +191,13 @@ async function stopProc(proc) {
 async function shutdown(code) {
   if (stopping) return;
   stopping = true;
-  for (const stage of [...running].reverse()) await Promise.all(stage.map(stopProc));
+  // Each stage (the gateway first) may use half of the time left, the last one all of it.
+  const stages = [...running].reverse();
+  const end = Date.now() + STOP_DEADLINE_MS;
+  for (const [i, stage] of stages.entries()) {
+    const deadline = i === stages.length - 1 ? end : Date.now() + (end - Date.now()) / 2;
+    await Promise.all(stage.map((p) => stopProc(p, deadline)));
+  }
   const codes = await Promise.all(running.flat().map((p) => p.exited));
   process.exit(code || (codes.some((c) => c !== 0) ? 1 : 0));
 }

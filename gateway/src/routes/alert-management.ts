@@ -2,6 +2,7 @@ import { invalidArgument, paramInvalid, paramMissing } from "@tocsin/core";
 import { Router } from "express";
 import type { GatewayDeps } from "../deps.js";
 import { callContext } from "../http/context.js";
+import { noStore } from "../http/no-store.js";
 import { optionalBoolean, optionalInt, optionalString, readParams } from "../http/params.js";
 import { rawTextBody } from "../middleware/body-parsers.js";
 import {
@@ -82,7 +83,7 @@ export function alertManagementRoutes(deps: GatewayDeps): Router {
     res.json(integrations.map(toIntegrationSummaryJson));
   });
 
-  router.post(`${BASE}/http_integrations`, async (req, res) => {
+  router.post(`${BASE}/http_integrations`, noStore, async (req, res) => {
     const p = readParams(req);
     if (p.name === undefined || p.name === null) throw paramMissing("name");
     const name = optionalString(p, "name") as string;
@@ -91,13 +92,13 @@ export function alertManagementRoutes(deps: GatewayDeps): Router {
     res.status(201).json(toIntegrationJson(must(integration, "integration")));
   });
 
-  router.get(`${BASE}/http_integrations/:integration_id`, async (req, res) => {
+  router.get(`${BASE}/http_integrations/:integration_id`, noStore, async (req, res) => {
     const request = { projectIdOrPath: projectOf(req), integrationId: pathInt(req, "integration_id") };
     const { integration } = await alert.getHttpIntegration(request, callContext(res));
     res.json(toIntegrationJson(must(integration, "integration")));
   });
 
-  router.put(`${BASE}/http_integrations/:integration_id`, async (req, res) => {
+  router.put(`${BASE}/http_integrations/:integration_id`, noStore, async (req, res) => {
     const p = readParams(req);
     const request = {
       projectIdOrPath: projectOf(req),
@@ -116,7 +117,7 @@ export function alertManagementRoutes(deps: GatewayDeps): Router {
     res.status(204).end();
   });
 
-  router.post(`${BASE}/http_integrations/:integration_id/reset_token`, async (req, res) => {
+  router.post(`${BASE}/http_integrations/:integration_id/reset_token`, noStore, async (req, res) => {
     const request = {
       projectIdOrPath: projectOf(req),
       integrationId: pathInt(req, "integration_id"),
@@ -127,7 +128,7 @@ export function alertManagementRoutes(deps: GatewayDeps): Router {
   });
 
   // Signed payloads (PRODUCT.md section 10): POST issues a secret (shown once), DELETE turns signing off.
-  router.post(`${BASE}/http_integrations/:integration_id/signing_secret`, async (req, res) => {
+  router.post(`${BASE}/http_integrations/:integration_id/signing_secret`, noStore, async (req, res) => {
     const request = { projectIdOrPath: projectOf(req), integrationId: pathInt(req, "integration_id"), enabled: true };
     const { signingSecret } = await alert.setHttpIntegrationSigningSecret(request, callContext(res));
     res.status(201).json({ signing_secret: signingSecret });
@@ -157,12 +158,12 @@ export function alertManagementRoutes(deps: GatewayDeps): Router {
     res.json(fields.map(toPayloadFieldJson));
   });
 
-  router.get(`${BASE}/prometheus_integration`, async (req, res) => {
+  router.get(`${BASE}/prometheus_integration`, noStore, async (req, res) => {
     const { integration } = await alert.getPrometheusIntegration({ projectIdOrPath: projectOf(req) }, callContext(res));
     res.json(toIntegrationJson(must(integration, "integration")));
   });
 
-  router.put(`${BASE}/prometheus_integration`, async (req, res) => {
+  router.put(`${BASE}/prometheus_integration`, noStore, async (req, res) => {
     const p = readParams(req);
     rejectIssuedFields(p);
     const request = {
@@ -176,7 +177,7 @@ export function alertManagementRoutes(deps: GatewayDeps): Router {
     res.json(toIntegrationJson(must(integration, "integration")));
   });
 
-  router.post(`${BASE}/prometheus_integration/reset_token`, async (req, res) => {
+  router.post(`${BASE}/prometheus_integration/reset_token`, noStore, async (req, res) => {
     const request = { projectIdOrPath: projectOf(req), gracePeriodSeconds: graceParam(readParams(req)) };
     const { integration } = await alert.resetPrometheusIntegrationToken(request, callContext(res));
     res.json(toIntegrationJson(must(integration, "integration")));

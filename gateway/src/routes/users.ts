@@ -2,6 +2,7 @@ import { forbidden } from "@tocsin/core";
 import { type Request, type Response, Router } from "express";
 import type { GatewayDeps } from "../deps.js";
 import { callContext, principalOf } from "../http/context.js";
+import { noStore } from "../http/no-store.js";
 import { pageFromRequest, setPaginationHeaders } from "../http/pagination.js";
 import {
   optionalBoolean,
@@ -84,11 +85,11 @@ export function userRoutes(deps: GatewayDeps): Router {
     res.status(201).json(toTokenJson(must(token, "token")));
   };
   // GitLab's admin route (any user); users create their own tokens through /user/personal_access_tokens.
-  router.post("/users/:id/personal_access_tokens", (req, res) => {
+  router.post("/users/:id/personal_access_tokens", noStore, (req, res) => {
     if (!principalOf(res).isAdmin) throw forbidden();
     return createToken(req, res, requiredInt({ id: req.params.id }, "id"));
   });
-  router.post("/user/personal_access_tokens", (req, res) => createToken(req, res, principalOf(res).userId));
+  router.post("/user/personal_access_tokens", noStore, (req, res) => createToken(req, res, principalOf(res).userId));
 
   router.get("/personal_access_tokens", async (req, res) => {
     const userId = optionalInt(readParams(req), "user_id") ?? principalOf(res).userId;

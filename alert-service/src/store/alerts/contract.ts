@@ -232,8 +232,6 @@ export function describeAlertsStoresContract(
         later,
       );
       expect(expired).toEqual({ answer: { requestId: "r4", fingerprints: [] }, existed: false });
-      await s.requests.release(3, key);
-      expect((await s.requests.reserve(3, key, { requestId: "r5", fingerprints: [] }, later, at)).existed).toBe(false);
     });
 
     it("writes a new alert's notes with it, once, before later notes", async () => {

@@ -218,10 +218,6 @@ export class MongoRequestLog implements RequestLog {
     throw new Error("idempotency record contention");
   }
 
-  async release(integrationId: number, key: string) {
-    await this.keys.deleteOne({ _id: `${integrationId}:${key}` });
-  }
-
   async recordJob(jobId: string, outcome: AlertOutcome, at: Date) {
     try {
       await this.jobs.insertOne({ _id: jobId, outcome, at });

@@ -149,11 +149,9 @@ export class SqliteRequestLog implements RequestLog {
       ).run(integrationId, key, JSON.stringify(answer), expiresAt.getTime());
       return { answer, existed: false };
     });
-    return tx();
-  }
-
-  async release(integrationId: number, key: string) {
-    prepared(this.db, "DELETE FROM ingest_idempotency WHERE integration_id = ? AND key = ?").run(integrationId, key);
+    // IMMEDIATE: a deferred transaction that reads, then writes, gets SQLITE_BUSY at once (no busy
+    // wait) when the processing thread committed to alert.db since the read began.
+    return tx.immediate();
   }
 
   /** The outcome goes into the job's op record (`alert_ops`): a row of its own when the job changed nothing. */

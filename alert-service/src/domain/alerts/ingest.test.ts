@@ -1,0 +1,100 @@
+import { type CallContext, silentLogger } from "@tocsin/core";
+import { FakeClock } from "@tocsin/testing";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { createAlertJobs } from "../../queue/jobs.js";
+import { LocalJobQueue } from "../../queue/local-queue.js";
+import type { JobQueue } from "../../queue/queue.js";
+import { createSqliteAlertsStores } from "../../store/alerts/sqlite-stores.js";
+import { ingest } from "./ingest.js";
+
+/**
+ * Issue 27: an attempt that failed after the queue may have stored its jobs (Redis killed after
+ * its AOF write and before its answer) must not make the client's retry with the same
+ * Idempotency-Key a second alert event.
+ */
+describe("ingest with an Idempotency-Key", () => {
+  const closers: Array<() => Promise<void> | void> = [];
+  afterEach(async () => {
+    for (const close of closers.splice(0)) await close();
+  });
+
+  function setup() {
+    const db = new Database(":memory:");
+    const queue = new LocalJobQueue({ file: ":memory:", logger: silentLogger() });
+    const timers = new LocalJobQueue({ file: ":memory:", logger: silentLogger(), lanes: 1, ordered: false });
+    closers.push(
+      () => queue.close(),
+      () => timers.close(),
+      () => {
+        db.close();
+      },
+    );
+    let storeThenFail = 0;
+    // The queue stores the jobs, then its answer is lost: the caller sees UNAVAILABLE.
+    const flaky = new Proxy(queue, {
+      get(target, prop) {
+        if (prop === "addBulk")
+          return async (jobs: Parameters<JobQueue["addBulk"]>[0]) => {
+            await target.addBulk(jobs);
+            if (storeThenFail-- > 0) throw new Error("connection lost after the write");
+          };
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const deps = {
+      stores: createSqliteAlertsStores(db),
+      jobs: createAlertJobs(flaky, timers),
+      clock: new FakeClock(new Date("2026-11-25T10:00:00.000Z")),
+      projects: {
+        require: async () => ({ id: 7, fullPath: "ops/web", tier: "premium" as const, accessLevel: 50 }),
+        byId: async () => ({ id: 7, fullPath: "ops/web", tier: "premium" as const, accessLevel: 50 }),
+      },
+      integrations: {
+        get: async () => ({
+          id: 3,
+          projectId: 7,
+          name: "Main",
+          type: "http" as const,
+          active: true,
+          mapping: null,
+          rateLimitPerMinute: 0,
+          autoResolveMinutes: null,
+        }),
+        opsgenieUrl: async () => undefined,
+      },
+    };
+    const failNextAfterStoring = () => {
+      storeThenFail = 1;
+    };
+    return { deps, queue, failNextAfterStoring };
+  }
+
+  const request = {
+    projectId: 7,
+    integrationId: 3,
+    payloadJson: '{"title":"Disk full","fingerprint":"disk"}',
+    idempotencyKey: "k1",
+  };
+  const ctx = (requestId: string): CallContext => ({ requestId });
+
+  it("a retry after a failed attempt whose jobs were stored replays the first request: one job, not two", async () => {
+    const { deps, queue, failNextAfterStoring } = setup();
+    failNextAfterStoring();
+    await expect(ingest(deps, request, ctx("first"))).rejects.toMatchObject({ code: "UNAVAILABLE" });
+    const retry = await ingest(deps, request, ctx("second"));
+    expect(retry.replayed).toBe(true);
+    expect(retry.requestId).toBe("first");
+    expect((await queue.counts()).pending).toBe(1);
+  });
+
+  it("a repeat of an accepted request replays it and queues nothing new", async () => {
+    const { deps, queue } = setup();
+    const first = await ingest(deps, request, ctx("first"));
+    expect(first.replayed).toBe(false);
+    const again = await ingest(deps, request, ctx("again"));
+    expect(again).toMatchObject({ replayed: true, requestId: "first" });
+    expect((await queue.counts()).pending).toBe(1);
+  });
+});
