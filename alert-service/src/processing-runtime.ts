@@ -7,8 +7,10 @@ import { createReactions, type Reactions } from "./domain/alerts/reactions.js";
 import { type AlertJobHandlers, createJobHandlers } from "./domain/alerts/use-cases.js";
 import type { Notifier } from "./domain/mail/pipeline.js";
 import { emailReactor } from "./domain/mail/reactor.js";
+import type { EscalationStore, OncallDirectory, PagingJobs, ProjectMembers } from "./domain/paging/ports.js";
+import { pagingReactor } from "./domain/paging/reactor.js";
 import { BullmqJobQueue } from "./queue/bullmq-queue.js";
-import { createAlertJobs, createJobWorker, createTimerRunner } from "./queue/jobs.js";
+import { createAlertJobs, createJobWorker, createPagingQueueJobs, createTimerRunner } from "./queue/jobs.js";
 import { type EndedJob, LocalJobQueue } from "./queue/local-queue.js";
 import type { JobQueue } from "./queue/queue.js";
 import { tracedQueue } from "./queue/traced-queue.js";
@@ -104,10 +106,22 @@ export interface ProcessingOptions {
   logger: Logger;
   /** Length of one auto-resolve minute (60 000 ms; shorter in tests). */
   autoResolveMinuteMs?: number | undefined;
+  /** Paging (section 11): without it (no settings-service, unit tests) nothing is paged. */
+  paging?: PagingOptions | undefined;
   /** The synchronous SQLite stores: the lanes take turns on the event loop (see createJobWorker). */
   takeTurns: boolean;
   /** Jobs per batch (64; THREAD_JOB_BATCH in the processing thread). */
   batchJobs?: number;
+}
+
+/** What paging needs beside the alert stores and queues: its store, settings- and auth-service, the mail queue. */
+export interface PagingOptions {
+  escalations: EscalationStore;
+  directory: OncallDirectory;
+  members: ProjectMembers;
+  mail: Pick<PagingJobs, "enqueuePageMail">;
+  /** Length of one policy second (1000 ms; PAGING_SECOND_MS shortens it in tests). */
+  secondMs?: number | undefined;
 }
 
 export interface Processing {
@@ -126,16 +140,36 @@ export interface Processing {
  * queues stops it.
  */
 export function createProcessing(opts: ProcessingOptions): Processing {
-  const reactions = createReactions(opts.notifier ? [emailReactor(opts.notifier)] : [], (projectId) =>
-    opts.stores.incidents.settings(projectId),
+  const pagingJobs: PagingJobs | undefined = opts.paging && {
+    ...createPagingQueueJobs(opts.queue, opts.timers),
+    enqueuePageMail: (job) => (opts.paging as PagingOptions).mail.enqueuePageMail(job),
+  };
+  const reactors = [
+    ...(opts.notifier ? [emailReactor(opts.notifier)] : []),
+    ...(pagingJobs ? [pagingReactor(opts.stores.alerts, pagingJobs)] : []),
+  ];
+  const reactions = createReactions(reactors, (projectId) => opts.stores.incidents.settings(projectId));
+  const handlers = createJobHandlers(
+    {
+      stores: opts.stores,
+      jobs: createAlertJobs(opts.queue, opts.timers),
+      clock: opts.clock,
+      reactions,
+      ...(opts.autoResolveMinuteMs ? { autoResolveMinuteMs: opts.autoResolveMinuteMs } : {}),
+    },
+    opts.paging && pagingJobs
+      ? {
+          stores: opts.stores,
+          escalations: opts.paging.escalations,
+          directory: opts.paging.directory,
+          members: opts.paging.members,
+          jobs: pagingJobs,
+          reactions,
+          clock: opts.clock,
+          secondMs: opts.paging.secondMs ?? 1000,
+        }
+      : undefined,
   );
-  const handlers = createJobHandlers({
-    stores: opts.stores,
-    jobs: createAlertJobs(opts.queue, opts.timers),
-    clock: opts.clock,
-    reactions,
-    ...(opts.autoResolveMinuteMs ? { autoResolveMinuteMs: opts.autoResolveMinuteMs } : {}),
-  });
   return {
     handlers,
     reactions,

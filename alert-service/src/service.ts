@@ -9,25 +9,30 @@ import { Redis } from "ioredis";
 import { type Db, MongoClient } from "mongodb";
 import { createAuthClient } from "./clients/auth-client.js";
 import { createIntegrationKeys } from "./clients/integration-keys.js";
+import { createOncallDirectory } from "./clients/oncall-directory.js";
 import { createProjectAccess } from "./clients/project-access.js";
+import { createProjectMembers } from "./clients/project-members.js";
 import { type AlertServiceConfig, mongoDbName, queuePrefix } from "./config.js";
 import type { AlertsStores } from "./domain/alerts/ports.js";
 import { type AlertsUseCases, createAlertsUseCases } from "./domain/alerts/use-cases.js";
 import type { IntegrationStore } from "./domain/integrations/ports.js";
 import { createIntegrationsUseCases } from "./domain/integrations/use-cases.js";
 import type { Notifier } from "./domain/mail/pipeline.js";
+import type { EscalationStore } from "./domain/paging/ports.js";
 import type { IntegrationDirectory, ProjectAccess } from "./domain/ports.js";
 import { alertHandlers } from "./handlers/alerts.js";
 import { integrationHandlers } from "./handlers/integrations.js";
 import { createFlexibleLimiter } from "./limits/flexible-limiter.js";
 import { createMailRuntime } from "./mail-runtime.js";
-import { createProcessing, openAlertQueues, type Processing } from "./processing-runtime.js";
+import { createProcessing, openAlertQueues, type PagingOptions, type Processing } from "./processing-runtime.js";
 import { createAlertJobs, THREAD_JOB_BATCH } from "./queue/jobs.js";
 import { LocalJobQueue } from "./queue/local-queue.js";
 import { createMongoAlertsStores } from "./store/alerts/mongo-stores.js";
 import { createSqliteAlertsStores } from "./store/alerts/sqlite-stores.js";
 import { createMongoIntegrationStore } from "./store/integrations/mongo-integration-store.js";
 import { createSqliteIntegrationStore } from "./store/integrations/sqlite-integration-store.js";
+import { createMongoEscalationStore } from "./store/paging/mongo-escalation-store.js";
+import { createSqliteEscalationStore } from "./store/paging/sqlite-escalation-store.js";
 import { type ProcessingThread, startProcessingThread } from "./thread/host.js";
 import type { ThreadData } from "./thread/messages.js";
 
@@ -64,6 +69,8 @@ export async function createAlertService(
   const tracing = await startTracing(config.tracing);
   const auth = createAuthClient(config.authServiceAddr, tracing);
   const projects = createProjectAccess(auth, clock);
+  const members = createProjectMembers(auth);
+  const directory = createOncallDirectory(config.settingsServiceAddr, tracing);
   const integrations = createIntegrationsUseCases({
     store: storage.integrations,
     keys: createIntegrationKeys(auth),
@@ -92,6 +99,7 @@ export async function createAlertService(
     clock,
     logger,
     notifier: mail.notifier,
+    paging: { directory, members, mail: mail.pages, secretKey: config.secretKey, secondMs: config.pagingSecondMs },
     defaultRateLimitPerMinute: config.webhookRateLimitPerMinute,
     usage: integrations.usage,
     autoResolveMinuteMs: config.autoResolveMinuteMs,
@@ -104,6 +112,9 @@ export async function createAlertService(
         tracing: config.tracing,
         mail: config.mail,
         autoResolveMinuteMs: config.autoResolveMinuteMs,
+        settingsServiceAddr: config.settingsServiceAddr,
+        authServiceAddr: config.authServiceAddr,
+        pagingSecondMs: config.pagingSecondMs,
       },
       onMail: (lanes: number[]) => mail.wake(lanes),
     },
@@ -113,12 +124,13 @@ export async function createAlertService(
   let port: number;
   try {
     await runtime.start();
-    await mail.start({ alerts: runtime.stores.alerts, projects });
+    await mail.start({ alerts: runtime.stores.alerts, projects, members });
     port = await server.listen(config.listenAddr);
   } catch (err) {
     await runtime.stop();
     await mail.stop();
     auth.close();
+    directory.close();
     await storage.close();
     await tracing?.shutdown();
     throw err;
@@ -144,6 +156,7 @@ export async function createAlertService(
         await runtime.stop();
         await mail.stop();
         auth.close();
+        directory.close();
         await storage.close();
         await tracing?.shutdown();
       })();
@@ -166,6 +179,8 @@ export interface AlertsRuntimeOptions {
   logger: Logger;
   /** Alert e-mails (section 9): the e-mail reactor's claims and jobs; without it no e-mail is sent. */
   notifier?: Notifier;
+  /** Paging (section 11): settings- and auth-service, the mail queue's page jobs, SECRET_KEY; without it nothing is paged. */
+  paging?: Omit<PagingOptions, "escalations"> & { secretKey?: string | undefined };
   /** Budget of an integration that sets none (WEBHOOK_RATE_LIMIT_PER_MINUTE); unset or 0 = unlimited. */
   defaultRateLimitPerMinute?: number;
   /** Length of one auto-resolve minute (60 000 ms; shorter in tests). */
@@ -203,6 +218,12 @@ export interface AlertsRuntime {
 /** How long processed-job records (and the ops of idempotent re-runs) are kept. */
 const JOB_RECORD_TTL_MS = 48 * 3600_000;
 
+async function escalationsOf(opts: AlertsRuntimeOptions): Promise<EscalationStore> {
+  if (opts.sqlite) return createSqliteEscalationStore(opts.sqlite);
+  if (opts.mongo) return createMongoEscalationStore(opts.mongo);
+  throw new Error("alerts runtime: a data store (sqlite or mongo) is required");
+}
+
 async function storesOf(opts: AlertsRuntimeOptions): Promise<AlertsStores> {
   if (opts.sqlite && opts.mongo) throw new Error("alerts runtime: give sqlite or mongo, not both");
   if (opts.sqlite) return createSqliteAlertsStores(opts.sqlite);
@@ -230,6 +251,7 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
   if (threaded && opts.clock !== systemClock)
     throw new Error("the processing thread runs on the system clock: with another clock, set ALERT_PROCESSING_THREAD=false");
   const stores = await storesOf(opts);
+  const escalations = await escalationsOf(opts);
   let thread: ProcessingThread | undefined;
   const { lanes, queue, timers } = openAlertQueues({
     dataDir: opts.dataDir,
@@ -249,6 +271,13 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
         queue,
         timers,
         notifier: opts.notifier,
+        paging: opts.paging && {
+          escalations,
+          directory: opts.paging.directory,
+          members: opts.paging.members,
+          mail: opts.paging.mail,
+          secondMs: opts.paging.secondMs,
+        },
         clock: opts.clock,
         logger: opts.logger,
         autoResolveMinuteMs: opts.autoResolveMinuteMs,
@@ -272,6 +301,16 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
     projects: opts.projects,
     integrations: opts.integrations,
     clock: opts.clock,
+    ...(opts.paging
+      ? {
+          paging: {
+            escalations,
+            members: opts.paging.members,
+            secretKey: opts.paging.secretKey,
+            secondMs: opts.paging.secondMs ?? 1000,
+          },
+        }
+      : {}),
   });
   let housekeeping: NodeJS.Timeout | undefined;
   const purge = () => {

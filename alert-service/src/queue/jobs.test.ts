@@ -2,7 +2,7 @@ import { AppError, silentLogger } from "@tocsin/core";
 import { describe, expect, it } from "vitest";
 import type { AlertOutcome } from "../domain/alerts/model.js";
 import type { AutoResolveJob, IncidentJob, ProcessAlertJob } from "../domain/alerts/ports.js";
-import { createAlertJobs, createJobWorker, createTimerRunner, type JobHandlers, laneOf } from "./jobs.js";
+import { createAlertJobs, createJobWorker, createPagingQueueJobs, createTimerRunner, type JobHandlers, laneOf } from "./jobs.js";
 import type { JobOutcome, JobQueue, QueuedJob, RunningJob } from "./queue.js";
 import { UnrecoverableJobError } from "./queue.js";
 
@@ -60,6 +60,8 @@ function recordingHandlers(fail: (id: string) => unknown = () => undefined) {
     },
     autoResolve: async () => void calls.push("autoResolve"),
     setStatus: async () => ({ changed: true }),
+    pageStart: async () => void calls.push("pageStart"),
+    pageRule: async (job) => void calls.push(`pageRule(${job.rule},${job.round})`),
   };
   return { handlers, calls };
 }
@@ -174,5 +176,38 @@ describe("createTimerRunner", () => {
     await expect(createTimerRunner(queue)({ id: "z", name: "auto-resolve", attempt: 1, data: {} })).rejects.toBeInstanceOf(
       UnrecoverableJobError,
     );
+  });
+
+  it("moves a due page-rule job into its alert's lane under its page key, where the worker runs it", async () => {
+    const queue = recordingQueue();
+    const timers = recordingQueue();
+    const policy = {
+      id: 1,
+      name: "P",
+      rules: [{ status: "acknowledged" as const, elapsedSeconds: 60, user: { id: 3, username: "ann" } }],
+      repeatEverySeconds: null,
+      maxRepeats: 0,
+    };
+    const rule = {
+      requestId: "r",
+      projectId: 1,
+      alertId: 9,
+      laneKey: "1:fp",
+      triggerOp: "op",
+      triggeredAt: "2026-11-21T09:00:00.000Z",
+      rule: 0,
+      round: 0,
+      policy,
+    };
+    await createPagingQueueJobs(queue, timers).enqueueRules([{ job: rule, delayMs: 60_000 }]);
+    expect(timers.added).toEqual([{ id: "page:9:op:0:0", name: "page-rule", lane: 0, data: rule, delayMs: 60_000 }]);
+    await createTimerRunner(queue)({ id: "page:9:op:0:0", name: "page-rule", attempt: 1, data: rule });
+    expect(queue.added).toEqual([{ id: "page:9:op:0:0", name: "page-rule-apply", lane: laneOf("1:fp"), data: rule }]);
+    const { handlers, calls } = recordingHandlers();
+    const run = await createJobWorker(handlers, silentLogger(), { takeTurns: false }).batch([
+      { id: "page:9:op:0:0", name: "page-rule-apply", attempt: 1, data: rule },
+    ]);
+    expect(ok(run)).toEqual([true]);
+    expect(calls).toEqual(["pageRule(0,0)"]);
   });
 });

@@ -12,6 +12,8 @@ import {
   type StatusChangeResult,
   statusChangeJobId,
 } from "../domain/alerts/ports.js";
+import { pageKey } from "../domain/paging/model.js";
+import type { PageRuleJob, PageStartJob } from "../domain/paging/ports.js";
 import {
   type BatchWorker,
   DEFAULT_LANES,
@@ -37,6 +39,10 @@ const JOB_NAMES = {
   autoResolve: "auto-resolve",
   autoResolveApply: "auto-resolve-apply",
   setStatus: "set-status",
+  /** Paging (issue 22): the lane job that snapshots the policy; a rule waits in the timers, then applies in the lane. */
+  pageStart: "page-start",
+  pageRule: "page-rule",
+  pageRuleApply: "page-rule-apply",
 } as const;
 
 const normalizedAlertSchema = z.object({
@@ -80,6 +86,7 @@ const statusChangeSchema = z.object({
   status: z.enum(ALERT_STATUSES),
   at: z.string().min(1),
   laneKey: z.string().min(1),
+  note: z.string().optional(),
 });
 
 const incidentSchema = z.object({
@@ -89,6 +96,56 @@ const incidentSchema = z.object({
   alertId: z.number().int().positive(),
   laneKey: z.string().min(1),
 });
+
+const policySchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  rules: z.array(
+    z.object({
+      status: z.enum(["acknowledged", "resolved"]),
+      elapsedSeconds: z.number().int().nonnegative(),
+      schedule: z.object({ iid: z.number().int().positive(), name: z.string() }).optional(),
+      user: z.object({ id: z.number().int().positive(), username: z.string() }).optional(),
+    }),
+  ),
+  repeatEverySeconds: z.number().int().positive().nullable(),
+  maxRepeats: z.number().int().nonnegative(),
+});
+
+const pageStartSchema = z.object({
+  requestId: z.string().min(1),
+  projectId: z.number().int().positive(),
+  alertId: z.number().int().positive(),
+  laneKey: z.string().min(1),
+  triggerOp: z.string().min(1),
+  triggeredAt: z.string().min(1),
+});
+
+const pageRuleSchema = pageStartSchema.extend({
+  rule: z.number().int().nonnegative(),
+  round: z.number().int().nonnegative(),
+  policy: policySchema,
+});
+
+/** Paging's job ids: one start per (alert, trigger); a rule job's id is its page key (`page:<alert>:<trigger>:<rule>:<round>`). */
+const pageStartJobId = (job: Pick<PageStartJob, "alertId" | "triggerOp">) => `page-start:${job.alertId}:${job.triggerOp}`;
+const pageRuleJobId = (job: PageRuleJob) => pageKey(job.alertId, job.triggerOp, job.rule, job.round);
+
+/** Paging's lane and timer jobs (the PagingJobs port without its mail job, see createPagingJobs). */
+export function createPagingQueueJobs(queue: JobQueue, timers: JobQueue, lanes = DEFAULT_LANES) {
+  return {
+    async enqueueStarts(jobs: PageStartJob[]) {
+      await queue.addBulk(
+        jobs.map((job) => ({ id: pageStartJobId(job), name: JOB_NAMES.pageStart, lane: laneOf(job.laneKey, lanes), data: job })),
+      );
+    },
+    async enqueueRules(jobs: Array<{ job: PageRuleJob; delayMs: number }>) {
+      await timers.addBulk(
+        jobs.map(({ job, delayMs }) => ({ id: pageRuleJobId(job), name: JOB_NAMES.pageRule, lane: 0, data: job, delayMs })),
+      );
+    },
+  };
+}
 
 /** FNV-1a of the lane key, so that one (project, fingerprint) always lands in one lane. */
 export function laneOf(laneKey: string, lanes = DEFAULT_LANES): number {
@@ -163,11 +220,23 @@ export interface JobHandlers {
   incident(job: IncidentJob, logger: Logger): Promise<void>;
   autoResolve(job: AutoResolveJob, logger: Logger): Promise<void>;
   setStatus(job: StatusChangeJob, logger: Logger): Promise<StatusChangeResult>;
+  pageStart(job: PageStartJob, logger: Logger): Promise<void>;
+  pageRule(job: PageRuleJob, logger: Logger): Promise<void>;
 }
 
-/** The timer queue's runner: a due auto-resolve job moves into its alert's lane (same id, idempotent). */
+/**
+ * The timer queue's runner: a due auto-resolve or page-rule job moves into its alert's lane (same
+ * id, idempotent), where it changes the alert.
+ */
 export function createTimerRunner(queue: JobQueue, lanes = DEFAULT_LANES): JobRunner {
   return async (job) => {
+    if (job.name === JOB_NAMES.pageRule) {
+      const rule = pageRuleSchema.safeParse(job.data);
+      if (!rule.success) throw new UnrecoverableJobError(`invalid job ${job.name} ${job.id}`);
+      const lane = laneOf(rule.data.laneKey, lanes);
+      await queue.add({ id: pageRuleJobId(rule.data), name: JOB_NAMES.pageRuleApply, lane, data: rule.data });
+      return null;
+    }
     const parsed = autoResolveSchema.safeParse(job.data);
     if (job.name !== JOB_NAMES.autoResolve || !parsed.success)
       throw new UnrecoverableJobError(`invalid job ${job.name} ${job.id}`);
@@ -193,6 +262,8 @@ const SCHEMAS: Record<string, z.ZodType> = {
   [JOB_NAMES.incident]: incidentSchema,
   [JOB_NAMES.autoResolveApply]: autoResolveSchema,
   [JOB_NAMES.setStatus]: statusChangeSchema,
+  [JOB_NAMES.pageStart]: pageStartSchema,
+  [JOB_NAMES.pageRuleApply]: pageRuleSchema,
 };
 
 type Parsed = { job: RunningJob; data: { requestId: string; log?: Record<string, string> } };
@@ -206,6 +277,8 @@ function parse(job: RunningJob): Parsed | undefined {
 async function runOne(handlers: JobHandlers, { job, data }: Parsed, logger: Logger): Promise<unknown> {
   if (job.name === JOB_NAMES.setStatus) return handlers.setStatus(data as StatusChangeJob, logger);
   if (job.name === JOB_NAMES.autoResolveApply) await handlers.autoResolve(data as AutoResolveJob, logger);
+  else if (job.name === JOB_NAMES.pageStart) await handlers.pageStart(data as unknown as PageStartJob, logger);
+  else if (job.name === JOB_NAMES.pageRuleApply) await handlers.pageRule(data as unknown as PageRuleJob, logger);
   else await handlers.incident(data as IncidentJob, logger);
   return null;
 }

@@ -3,10 +3,14 @@ import { parentPort, threadId, workerData } from "node:worker_threads";
 import { createLogger, systemClock } from "@tocsin/core";
 import { openSqlite } from "@tocsin/store";
 import { startTracing } from "@tocsin/telemetry";
+import { createAuthClient } from "../clients/auth-client.js";
+import { createOncallDirectory } from "../clients/oncall-directory.js";
+import { createProjectMembers } from "../clients/project-members.js";
 import { createLocalNotifier } from "../mail-runtime.js";
 import { createProcessing, openAlertQueues } from "../processing-runtime.js";
 import { LocalJobQueue } from "../queue/local-queue.js";
 import { createSqliteAlertsStores } from "../store/alerts/sqlite-stores.js";
+import { createSqliteEscalationStore } from "../store/paging/sqlite-escalation-store.js";
 import type { FromThread, ThreadData, ToThread } from "./messages.js";
 
 /**
@@ -32,6 +36,9 @@ const mail = createLocalNotifier({
   ...(tracing ? { tracing } : {}),
   onCommit: (lanes) => send({ type: "mail", lanes }),
 });
+// Paging's clients: settings-service (policies, who is on call) and auth-service (members).
+const directory = createOncallDirectory(config.settingsServiceAddr, tracing);
+const auth = createAuthClient(config.authServiceAddr, tracing);
 const { lanes, queue, timers } = openAlertQueues({
   dataDir: config.dataDir,
   logger,
@@ -41,6 +48,13 @@ const { lanes, queue, timers } = openAlertQueues({
 // The one composition root of processing, as in the main thread (processing-runtime.ts).
 const processing = createProcessing({
   stores: createSqliteAlertsStores(sqlite),
+  paging: {
+    escalations: createSqliteEscalationStore(sqlite),
+    directory,
+    members: createProjectMembers(auth),
+    mail: mail.pages,
+    secondMs: config.pagingSecondMs,
+  },
   queue,
   timers,
   notifier: mail.notifier,
@@ -55,6 +69,8 @@ async function stop(): Promise<void> {
   await queue.close();
   await timers.close();
   await mail.close();
+  directory.close();
+  auth.close();
   sqlite.close();
   await tracing?.shutdown();
   send({ type: "stopped" });
