@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Clock, type Logger, type RunningService, type ServiceDeps, systemClock } from "@tocsin/core";
 import { connectableAddress, createGrpcServer, serviceDependency, startHealthPolicy } from "@tocsin/grpc";
@@ -57,6 +58,20 @@ async function openStorage(config: AlertServiceConfig): Promise<Storage> {
 }
 
 /**
+ * The key that signs page acknowledge links: SECRET_KEY, else the one auth-service generated into
+ * `DATA_DIR/secret.key` when the processes share DATA_DIR (`npm start`); else none (pages carry no
+ * acknowledge link, said once in the log).
+ */
+function pageSecret(config: AlertServiceConfig, logger: Logger): string | undefined {
+  if (config.secretKey) return config.secretKey;
+  const file = join(config.dataDir, "secret.key");
+  const key = existsSync(file) ? readFileSync(file, "utf8").trim() : "";
+  if (key.length >= 16) return key;
+  logger.warn("SECRET_KEY is not set: page e-mails carry no acknowledge link");
+  return undefined;
+}
+
+/**
  * alert-service: opens its storage, wires auth-service, integrations and the alerts runtime (queue
  * workers included), binds gRPC on ALERT_SERVICE_ADDR (port 0 allowed) and serves health by the
  * one policy (its store, its queue and auth-service).
@@ -65,6 +80,7 @@ export async function createAlertService(
   config: AlertServiceConfig,
   { logger, clock }: ServiceDeps,
 ): Promise<RunningService & { metricsPort: number | undefined }> {
+  config = { ...config, secretKey: pageSecret(config, logger) };
   const storage = await openStorage(config);
   const tracing = await startTracing(config.tracing);
   const auth = createAuthClient(config.authServiceAddr, tracing);
