@@ -69,6 +69,8 @@ export function openAlertQueues(opts: AlertQueuesOptions): AlertQueues {
       lanes: 1,
       queueName: () => "alert-timers",
       ordered: false,
+      // A due page-rule's move waits on settings-service: many at once keep pages on time.
+      concurrency: 16,
       ...prefix,
     });
   } else {
@@ -141,7 +143,7 @@ export interface Processing {
  */
 export function createProcessing(opts: ProcessingOptions): Processing {
   const pagingJobs: PagingJobs | undefined = opts.paging && {
-    ...createPagingQueueJobs(opts.queue, opts.timers),
+    ...createPagingQueueJobs(opts.timers),
     enqueuePageMail: (job) => (opts.paging as PagingOptions).mail.enqueuePageMail(job),
   };
   const reactors = [
@@ -161,8 +163,6 @@ export function createProcessing(opts: ProcessingOptions): Processing {
       ? {
           stores: opts.stores,
           escalations: opts.paging.escalations,
-          directory: opts.paging.directory,
-          members: opts.paging.members,
           jobs: pagingJobs,
           reactions,
           clock: opts.clock,
@@ -179,7 +179,7 @@ export function createProcessing(opts: ProcessingOptions): Processing {
         ...(opts.batchJobs ? { maxJobs: opts.batchJobs } : {}),
       });
       await opts.queue.start(worker);
-      await opts.timers.start(createTimerRunner(opts.queue));
+      await opts.timers.start(createTimerRunner(opts.queue, opts.paging));
     },
   };
 }

@@ -171,14 +171,14 @@ describe("createTimerRunner", () => {
   it("moves a due auto-resolve job into its alert's lane under the same id", async () => {
     const queue = recordingQueue();
     const auto: AutoResolveJob = { requestId: "r", projectId: 1, alertId: 9, events: 3, minutes: 5, laneKey: "1:fp" };
-    await createTimerRunner(queue)({ id: "auto-resolve-9-3", name: "auto-resolve", attempt: 1, data: auto });
+    const run = await createTimerRunner(queue).batch([{ id: "auto-resolve-9-3", name: "auto-resolve", attempt: 1, data: auto }]);
+    expect(ok(run)).toEqual([true]);
     expect(queue.added).toEqual([{ id: "auto-resolve-9-3", name: "auto-resolve-apply", lane: laneOf("1:fp"), data: auto }]);
-    await expect(createTimerRunner(queue)({ id: "z", name: "auto-resolve", attempt: 1, data: {} })).rejects.toBeInstanceOf(
-      UnrecoverableJobError,
-    );
+    const bad = await createTimerRunner(queue).batch([{ id: "z", name: "auto-resolve", attempt: 1, data: {} }]);
+    expect(bad[0]).toMatchObject({ ok: false, error: expect.any(UnrecoverableJobError) });
   });
 
-  it("moves a due page-rule job into its alert's lane under its page key, where the worker runs it", async () => {
+  it("moves a due page-rule job, with whom it pages, into its alert's lane under its page key, where the worker runs it", async () => {
     const queue = recordingQueue();
     const timers = recordingQueue();
     const policy = {
@@ -199,13 +199,23 @@ describe("createTimerRunner", () => {
       round: 0,
       policy,
     };
-    await createPagingQueueJobs(queue, timers).enqueueRules([{ job: rule, delayMs: 60_000 }]);
+    await createPagingQueueJobs(timers).enqueueRules([{ job: rule, delayMs: 60_000 }]);
     expect(timers.added).toEqual([{ id: "page:9:op:0:0", name: "page-rule", lane: 0, data: rule, delayMs: 60_000 }]);
-    await createTimerRunner(queue)({ id: "page:9:op:0:0", name: "page-rule", attempt: 1, data: rule });
-    expect(queue.added).toEqual([{ id: "page:9:op:0:0", name: "page-rule-apply", lane: laneOf("1:fp"), data: rule }]);
+    // The runner asks who is on call (here: the rule's user, an active member) before the move.
+    const lookups = {
+      directory: { policy: async () => undefined, oncall: async () => undefined },
+      members: { members: async () => [{ id: 3, username: "ann", email: "ann@example.com", blocked: false }] },
+    };
+    const moved = await createTimerRunner(queue, lookups).batch([
+      { id: "page:9:op:0:0", name: "page-rule", attempt: 1, data: rule },
+      { id: "bad", name: "page-rule", attempt: 1, data: {} },
+    ]);
+    expect(ok(moved)).toEqual([true, false]);
+    const applied = { ...rule, oncall: { users: [{ id: 3, username: "ann" }], skipped: [] } };
+    expect(queue.added).toEqual([{ id: "page:9:op:0:0", name: "page-rule-apply", lane: laneOf("1:fp"), data: applied }]);
     const { handlers, calls } = recordingHandlers();
     const run = await createJobWorker(handlers, silentLogger(), { takeTurns: false }).batch([
-      { id: "page:9:op:0:0", name: "page-rule-apply", attempt: 1, data: rule },
+      { id: "page:9:op:0:0", name: "page-rule-apply", attempt: 1, data: applied },
     ]);
     expect(ok(run)).toEqual([true]);
     expect(calls).toEqual(["pageRule(0,0)"]);

@@ -12,6 +12,7 @@ import {
   type StatusChangeResult,
   statusChangeJobId,
 } from "../domain/alerts/ports.js";
+import { type PagingLookups, withOncall, withPolicy } from "../domain/paging/escalation.js";
 import { pageKey } from "../domain/paging/model.js";
 import type { PageRuleJob, PageStartJob } from "../domain/paging/ports.js";
 import {
@@ -19,7 +20,7 @@ import {
   DEFAULT_LANES,
   type JobOutcome,
   type JobQueue,
-  type JobRunner,
+  type QueuedJob,
   type RunningJob,
   UnrecoverableJobError,
 } from "./queue.js";
@@ -39,8 +40,12 @@ const JOB_NAMES = {
   autoResolve: "auto-resolve",
   autoResolveApply: "auto-resolve-apply",
   setStatus: "set-status",
-  /** Paging (issue 22): the lane job that snapshots the policy; a rule waits in the timers, then applies in the lane. */
+  /**
+   * Paging (issue 22): `page-start` and `page-rule` wait in the timer queue, whose runner makes
+   * their settings-/auth-service calls (off the lanes), then apply in the alert's lane.
+   */
   pageStart: "page-start",
+  pageStartApply: "page-start-apply",
   pageRule: "page-rule",
   pageRuleApply: "page-rule-apply",
 } as const;
@@ -112,7 +117,9 @@ const policySchema = z.object({
   maxRepeats: z.number().int().nonnegative(),
 });
 
-const pageStartSchema = z.object({
+const pageUserSchema = z.object({ id: z.number().int().positive(), username: z.string() });
+
+const pageTriggerSchema = z.object({
   requestId: z.string().min(1),
   projectId: z.number().int().positive(),
   alertId: z.number().int().positive(),
@@ -121,10 +128,13 @@ const pageStartSchema = z.object({
   triggeredAt: z.string().min(1),
 });
 
-const pageRuleSchema = pageStartSchema.extend({
+const pageStartSchema = pageTriggerSchema.extend({ policy: policySchema.nullable().optional() });
+
+const pageRuleSchema = pageTriggerSchema.extend({
   rule: z.number().int().nonnegative(),
   round: z.number().int().nonnegative(),
   policy: policySchema,
+  oncall: z.object({ users: z.array(pageUserSchema), skipped: z.array(pageUserSchema) }).optional(),
 });
 
 /** Paging's job ids: one start per (alert, trigger); a rule job's id is its page key (`page:<alert>:<trigger>:<rule>:<round>`). */
@@ -132,12 +142,10 @@ const pageStartJobId = (job: Pick<PageStartJob, "alertId" | "triggerOp">) => `pa
 const pageRuleJobId = (job: PageRuleJob) => pageKey(job.alertId, job.triggerOp, job.rule, job.round);
 
 /** Paging's lane and timer jobs (the PagingJobs port without its mail job, see createPagingJobs). */
-export function createPagingQueueJobs(queue: JobQueue, timers: JobQueue, lanes = DEFAULT_LANES) {
+export function createPagingQueueJobs(timers: JobQueue) {
   return {
     async enqueueStarts(jobs: PageStartJob[]) {
-      await queue.addBulk(
-        jobs.map((job) => ({ id: pageStartJobId(job), name: JOB_NAMES.pageStart, lane: laneOf(job.laneKey, lanes), data: job })),
-      );
+      await timers.addBulk(jobs.map((job) => ({ id: pageStartJobId(job), name: JOB_NAMES.pageStart, lane: 0, data: job })));
     },
     async enqueueRules(jobs: Array<{ job: PageRuleJob; delayMs: number }>) {
       await timers.addBulk(
@@ -224,25 +232,48 @@ export interface JobHandlers {
   pageRule(job: PageRuleJob, logger: Logger): Promise<void>;
 }
 
+/** Due timer jobs one batch takes: their service calls run side by side, their lane jobs are added at once. */
+const TIMER_BATCH = 64;
+
 /**
- * The timer queue's runner: a due auto-resolve or page-rule job moves into its alert's lane (same
- * id, idempotent), where it changes the alert.
+ * The timer queue's runner: a due auto-resolve, page-start or page-rule job moves into its
+ * alert's lane (same id, idempotent), where it changes the alert. Paging's settings- and
+ * auth-service calls are made here, before the move, side by side for a batch: a lane job that
+ * waited on them would hold its lane (and, with the SQLite stores, every lane's turn). Without
+ * `lookups` (no paging), a page-start finds no policy and a rule pages nobody.
  */
-export function createTimerRunner(queue: JobQueue, lanes = DEFAULT_LANES): JobRunner {
-  return async (job) => {
+export function createTimerRunner(queue: JobQueue, lookups?: PagingLookups, lanes = DEFAULT_LANES): BatchWorker {
+  const toLaneJob = async (job: RunningJob): Promise<QueuedJob> => {
+    const invalid = () => new UnrecoverableJobError(`invalid job ${job.name} ${job.id}`);
     if (job.name === JOB_NAMES.pageRule) {
       const rule = pageRuleSchema.safeParse(job.data);
-      if (!rule.success) throw new UnrecoverableJobError(`invalid job ${job.name} ${job.id}`);
-      const lane = laneOf(rule.data.laneKey, lanes);
-      await queue.add({ id: pageRuleJobId(rule.data), name: JOB_NAMES.pageRuleApply, lane, data: rule.data });
-      return null;
+      if (!rule.success) throw invalid();
+      const data = lookups ? await withOncall(lookups, rule.data, new Date()) : rule.data;
+      return { id: pageRuleJobId(rule.data), name: JOB_NAMES.pageRuleApply, lane: laneOf(rule.data.laneKey, lanes), data };
+    }
+    if (job.name === JOB_NAMES.pageStart) {
+      const start = pageStartSchema.safeParse(job.data);
+      if (!start.success) throw invalid();
+      const data = lookups ? await withPolicy(lookups, start.data) : { ...start.data, policy: null };
+      return { id: pageStartJobId(start.data), name: JOB_NAMES.pageStartApply, lane: laneOf(start.data.laneKey, lanes), data };
     }
     const parsed = autoResolveSchema.safeParse(job.data);
-    if (job.name !== JOB_NAMES.autoResolve || !parsed.success)
-      throw new UnrecoverableJobError(`invalid job ${job.name} ${job.id}`);
+    if (job.name !== JOB_NAMES.autoResolve || !parsed.success) throw invalid();
     const lane = laneOf(parsed.data.laneKey, lanes);
-    await queue.add({ id: autoResolveJobId(parsed.data), name: JOB_NAMES.autoResolveApply, lane, data: parsed.data });
-    return null;
+    return { id: autoResolveJobId(parsed.data), name: JOB_NAMES.autoResolveApply, lane, data: parsed.data };
+  };
+  return {
+    maxJobs: TIMER_BATCH,
+    async batch(jobs) {
+      const settled = await Promise.allSettled(jobs.map(toLaneJob));
+      const failed = settled.findIndex((s) => s.status === "rejected");
+      const done = (failed < 0 ? settled : settled.slice(0, failed)) as Array<PromiseFulfilledResult<QueuedJob>>;
+      await queue.addBulk(done.map((s) => s.value));
+      const outcomes: JobOutcome[] = done.map(() => ({ ok: true, result: null }));
+      const failure = settled[failed];
+      if (failure?.status === "rejected") outcomes.push({ ok: false, error: failure.reason });
+      return outcomes;
+    },
   };
 }
 
@@ -262,7 +293,7 @@ const SCHEMAS: Record<string, z.ZodType> = {
   [JOB_NAMES.incident]: incidentSchema,
   [JOB_NAMES.autoResolveApply]: autoResolveSchema,
   [JOB_NAMES.setStatus]: statusChangeSchema,
-  [JOB_NAMES.pageStart]: pageStartSchema,
+  [JOB_NAMES.pageStartApply]: pageStartSchema,
   [JOB_NAMES.pageRuleApply]: pageRuleSchema,
 };
 
@@ -277,7 +308,7 @@ function parse(job: RunningJob): Parsed | undefined {
 async function runOne(handlers: JobHandlers, { job, data }: Parsed, logger: Logger): Promise<unknown> {
   if (job.name === JOB_NAMES.setStatus) return handlers.setStatus(data as StatusChangeJob, logger);
   if (job.name === JOB_NAMES.autoResolveApply) await handlers.autoResolve(data as AutoResolveJob, logger);
-  else if (job.name === JOB_NAMES.pageStart) await handlers.pageStart(data as unknown as PageStartJob, logger);
+  else if (job.name === JOB_NAMES.pageStartApply) await handlers.pageStart(data as unknown as PageStartJob, logger);
   else if (job.name === JOB_NAMES.pageRuleApply) await handlers.pageRule(data as unknown as PageRuleJob, logger);
   else await handlers.incident(data as IncidentJob, logger);
   return null;

@@ -5,7 +5,7 @@ import type { PageRuleJob, PageStartJob } from "../paging/ports.js";
 import { autoResolveJob } from "./auto-resolve.js";
 import { incidentJob } from "./incidents.js";
 import { type IngestDeps, type IngestRequest, type IngestResult, ingest } from "./ingest.js";
-import type { ActivityEntry, Alert, AlertOutcome, AlertSettings, Incident } from "./model.js";
+import type { Alert, AlertOutcome, AlertSettings, Incident } from "./model.js";
 import type { AutoResolveJob, IncidentJob, ProcessAlertJob, QueueStats, StatusChangeJob, StatusChangeResult } from "./ports.js";
 import { type BatchResult, type ProcessingDeps, processAlertJob, processAlertJobs } from "./processing.js";
 import * as q from "./queries.js";

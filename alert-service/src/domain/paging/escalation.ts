@@ -12,11 +12,15 @@ import type {
   ScheduleOncall,
 } from "./ports.js";
 
+/** What the timer runner asks other services, off the alerts' lanes (its calls may run side by side). */
+export interface PagingLookups {
+  directory: OncallDirectory;
+  members: ProjectMembers;
+}
+
 export interface PagingDeps {
   stores: AlertsStores;
   escalations: EscalationStore;
-  directory: OncallDirectory;
-  members: ProjectMembers;
   jobs: PagingJobs;
   reactions: Reactions;
   clock: Clock;
@@ -26,13 +30,25 @@ export interface PagingDeps {
 
 const delayTo = (clock: Clock, due: Date) => Math.max(0, due.getTime() - clock.now().getTime());
 
+/** The timer runner's side of `page-start`: the project's policy, read now (settings-service). */
+export async function withPolicy(deps: PagingLookups, job: PageStartJob): Promise<PageStartJob> {
+  return { ...job, policy: (await deps.directory.policy(job.projectId, { requestId: job.requestId })) ?? null };
+}
+
+/** The timer runner's side of a due rule: whom it pages now (settings-service, auth-service). */
+export async function withOncall(deps: PagingLookups, job: PageRuleJob, at: Date): Promise<PageRuleJob> {
+  const rule = job.policy.rules[job.rule];
+  return rule ? { ...job, oncall: await targetsOf(deps, job, rule, at) } : job;
+}
+
 /**
- * The `page-start` job (in the alert's lane): snapshots the project's policy for this trigger and
- * schedules round 0 of every rule. Idempotent: the same trigger keeps its first snapshot, and the
- * rule jobs are keyed.
+ * The `page-start` job (in the alert's lane, with the policy its timer read): records the
+ * escalation of this trigger with the policy's snapshot and schedules round 0 of every rule.
+ * Idempotent: the same trigger keeps its first snapshot, and the rule jobs are keyed.
  */
 export async function pageStartJob(deps: PagingDeps, job: PageStartJob, logger?: Logger): Promise<void> {
-  const policy = (await deps.directory.policy(job.projectId, { requestId: job.requestId })) ?? null;
+  const { policy: read, ...start } = job;
+  const policy = read ?? null;
   const escalation = await deps.escalations.start({
     alertId: job.alertId,
     triggerOp: job.triggerOp,
@@ -43,7 +59,7 @@ export async function pageStartJob(deps: PagingDeps, job: PageStartJob, logger?:
   const snapshot = escalation.policy;
   await deps.jobs.enqueueRules(
     snapshot.rules.map((_, rule) => ({
-      job: { ...job, triggeredAt: escalation.triggeredAt.toISOString(), rule, round: 0, policy: snapshot },
+      job: { ...start, triggeredAt: escalation.triggeredAt.toISOString(), rule, round: 0, policy: snapshot },
       delayMs: delayTo(deps.clock, dueAt(escalation, snapshot, rule, 0, deps.secondMs)),
     })),
   );
@@ -51,7 +67,7 @@ export async function pageStartJob(deps: PagingDeps, job: PageStartJob, logger?:
 }
 
 /** Whom a rule pages now: the schedule's on-call users, or its user while an active member. */
-async function targetsOf(deps: PagingDeps, job: PageRuleJob, rule: PolicyRule, at: Date): Promise<ScheduleOncall> {
+async function targetsOf(deps: PagingLookups, job: PageRuleJob, rule: PolicyRule, at: Date): Promise<ScheduleOncall> {
   const ctx = { requestId: job.requestId };
   if (rule.schedule)
     return (await deps.directory.oncall(job.projectId, rule.schedule.iid, at, ctx)) ?? { users: [], skipped: [] };
@@ -92,7 +108,7 @@ export async function pageRuleJob(deps: PagingDeps, job: PageRuleJob, logger?: L
   if (!step) {
     const now = deps.clock.now();
     const stopped = stopsRule(alert.status, rule);
-    const oncall = stopped ? undefined : await targetsOf(deps, job, rule, now);
+    const oncall = stopped ? undefined : (job.oncall ?? { users: [], skipped: [] });
     const fresh: PageStep = {
       key,
       alertId: alert.id,
@@ -129,10 +145,11 @@ export async function pageRuleJob(deps: PagingDeps, job: PageRuleJob, logger?: L
     });
   }
   if (claims.length) await deps.reactions.enqueue(claims);
+  const { oncall: _looked, ...next } = job;
   const round = job.round + 1;
   if (alert.status === "triggered" && hasRound(job.policy, round)) {
     const due = dueAt({ triggeredAt: new Date(job.triggeredAt) }, job.policy, job.rule, round, deps.secondMs);
-    await deps.jobs.enqueueRules([{ job: { ...job, round }, delayMs: delayTo(deps.clock, due) }]);
+    await deps.jobs.enqueueRules([{ job: { ...next, round }, delayMs: delayTo(deps.clock, due) }]);
   }
   logger?.debug({ alertId: job.alertId, key, users: step.users.length }, "escalation rule ran");
 }

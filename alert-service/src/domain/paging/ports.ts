@@ -44,7 +44,11 @@ export interface ProjectMembers {
   members(projectId: number, ctx: CallContext): Promise<PagedMember[]>;
 }
 
-/** The lane job that reads the policy and schedules round 0 (one per alert and trigger). */
+/**
+ * One per alert and trigger: waits in the timer queue (not due later: it is there so that the
+ * settings-service call is made off the alert's lane), whose runner reads the project's policy
+ * into `policy`; then, in the alert's lane, records the escalation and schedules round 0.
+ */
 export interface PageStartJob {
   requestId: string;
   projectId: number;
@@ -53,9 +57,14 @@ export interface PageStartJob {
   triggerOp: string;
   /** ISO 8601: when the alert triggered (rules are due from it). */
   triggeredAt: string;
+  /** Set by the timer runner: the project's policy when read (null: none). */
+  policy?: PolicySnapshot | null;
 }
 
-/** One (rule, round) of a trigger: waits in the timer queue until due, then runs in the alert's lane. */
+/**
+ * One (rule, round) of a trigger: waits in the timer queue until due; the runner then asks who is
+ * on call (`oncall`) and moves it into the alert's lane, where it pages (store writes only).
+ */
 export interface PageRuleJob {
   requestId: string;
   projectId: number;
@@ -67,6 +76,8 @@ export interface PageRuleJob {
   round: number;
   /** The policy as it was when the alert triggered (edits apply to later triggers). */
   policy: PolicySnapshot;
+  /** Set by the timer runner when due: whom the rule pages (and who was skipped). */
+  oncall?: ScheduleOncall;
 }
 
 /** The mail-queue job of one page: one e-mail per paged user, with an acknowledge link each. */
