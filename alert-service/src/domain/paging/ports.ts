@@ -6,7 +6,11 @@ import type { Escalation, PageStep, PolicySnapshot } from "./model.js";
  * the rule job's batch with its activity note). Keyed so that re-running a job changes nothing.
  */
 export interface EscalationStore {
-  /** Starts the alert's escalation for `escalation.triggerOp`, replacing an older trigger's; the same trigger again keeps the first. */
+  /**
+   * Starts the alert's escalation for `escalation.triggerOp`, replacing an older trigger's; the
+   * same trigger again keeps the first, and an older trigger arriving late (its start job moved
+   * into the lane after a newer one's) changes nothing. Returns the escalation that holds.
+   */
   start(escalation: Escalation): Promise<Escalation>;
   get(alertId: number): Promise<Escalation | undefined>;
   /** Records a step once per key; a repeat returns the step first recorded. */

@@ -40,6 +40,8 @@ export function describeEscalationStoreContract(name: string, setup: () => Promi
       expect(await s.store.start(escalation("op-1", later, null))).toEqual(escalation("op-1"));
       expect(await s.store.start(escalation("op-2", later, null))).toEqual(escalation("op-2", later, null));
       expect(await s.store.get(7)).toEqual(escalation("op-2", later, null));
+      // A start of an older trigger that arrives late leaves the newer one.
+      expect(await s.store.start(escalation("op-0", t0))).toEqual(escalation("op-2", later, null));
     });
 
     it("records a step once per key and lists an alert's steps in time order", async () => {

@@ -51,7 +51,7 @@ export async function createMongoEscalationStore(db: Db): Promise<EscalationStor
   return {
     async start(e) {
       const held = await escalations.findOne({ _id: e.alertId });
-      if (held?.trigger_op === e.triggerOp) return toEscalation(held);
+      if (held && (held.trigger_op === e.triggerOp || held.triggered_at > e.triggeredAt)) return toEscalation(held);
       const doc = { trigger_op: e.triggerOp, triggered_at: e.triggeredAt, policy: e.policy };
       await escalations.updateOne({ _id: e.alertId }, { $set: doc }, { upsert: true }).catch((err: unknown) => {
         if (!isDuplicateKey(err)) throw err;

@@ -71,7 +71,8 @@ export function createSqliteEscalationStore(db: Database): EscalationStore {
         db,
         `INSERT INTO escalations (alert_id, trigger_op, triggered_at, policy) VALUES (?, ?, ?, ?)
          ON CONFLICT (alert_id) DO UPDATE SET trigger_op = excluded.trigger_op, triggered_at = excluded.triggered_at,
-           policy = excluded.policy WHERE escalations.trigger_op <> excluded.trigger_op`,
+           policy = excluded.policy
+         WHERE escalations.trigger_op <> excluded.trigger_op AND excluded.triggered_at >= escalations.triggered_at`,
       ).run(e.alertId, e.triggerOp, e.triggeredAt.getTime(), e.policy ? JSON.stringify(e.policy) : null);
       return toEscalation(getRow(e.alertId) as EscalationRow);
     },
