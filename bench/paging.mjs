@@ -104,7 +104,12 @@ async function seedProject(sys, group, k) {
     name: "Bench",
     active: true,
   });
-  return { id: project.id, fullPath: project.path_with_namespace, path: new URL(integration.url).pathname, key: integration.token };
+  return {
+    id: project.id,
+    fullPath: project.path_with_namespace,
+    path: new URL(integration.url).pathname,
+    key: integration.token,
+  };
 }
 
 /** created_at of every alert of a project, by iid, and when its page was recorded (the rule job ran). */
@@ -169,7 +174,11 @@ async function main() {
     const rows = sink.pages.map((pg) => {
       const t = times.get(pg.project)?.get(pg.iid);
       const due = (t?.created ?? Number.NaN) + ELAPSED_S * 1000;
-      return { delay: pg.acceptedAt - due, toPaged: (t?.paged ?? Number.NaN) - due, toSmtp: pg.acceptedAt - (t?.paged ?? Number.NaN) };
+      return {
+        delay: pg.acceptedAt - due,
+        toPaged: (t?.paged ?? Number.NaN) - due,
+        toSmtp: pg.acceptedAt - (t?.paged ?? Number.NaN),
+      };
     });
     const delays = rows
       .map((r) => r.delay)
