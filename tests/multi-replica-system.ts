@@ -72,8 +72,11 @@ async function terminate(proc: Proc, signal: NodeJS.Signals, graceMs: number): P
   }
 }
 
-/** Starts the eight processes; on any failure everything started so far is stopped. */
-export async function startReplicaSystem(redisUrl: string): Promise<ReplicaSystem> {
+/**
+ * Starts the eight processes; on any failure everything started so far is stopped. `env` adds
+ * variables to every process (e.g. SMTP_URL for the paging suite).
+ */
+export async function startReplicaSystem(redisUrl: string, env: Record<string, string> = {}): Promise<ReplicaSystem> {
   const run = randomBytes(4).toString("hex");
   const dir = mkdtempSync(join(tmpdir(), "tocsin-multi-replica-"));
   const procs = new Map<string, Proc>();
@@ -139,8 +142,7 @@ export async function startReplicaSystem(redisUrl: string): Promise<ReplicaSyste
       await Promise.all(
         ([0, 1] as const).map(async (i) => {
           const name = `${service}-${i}`;
-          const env = { ...base, ...perService[service](i), DATA_DIR: join(dir, name) };
-          const proc = spawnProc(name, service, env);
+          const proc = spawnProc(name, service, { ...base, ...env, ...perService[service](i), DATA_DIR: join(dir, name) });
           procs.set(name, proc);
           const died = proc.exited.then(() => {
             throw new Error(`${name} exited while starting:\n${proc.tail()}`);

@@ -34,6 +34,8 @@ const schema = z
     WEBHOOK_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(6000),
     /** Length of one auto-resolve minute in ms: 60000; tests shorten it (auto_resolve_minutes: 1 → 1 s). */
     AUTO_RESOLVE_MINUTE_MS: z.coerce.number().int().min(100).max(60_000).default(60_000),
+    /** Length of one second of escalation policies in ms: 1000; tests shorten it (a 60 s repeat → 60 × this). */
+    PAGING_SECOND_MS: z.coerce.number().int().min(10).max(1000).default(1000),
     /**
      * true (default): with the embedded stores (SQLite, the local queue) the alert lanes run in a
      * worker thread, off the event loop that accepts; false: in the main thread. Ignored with
@@ -57,7 +59,7 @@ const schema = z
     CHANNEL_STORM_LIMIT: z.coerce.number().int().positive().default(30),
     /** How long one delivery attempt may take (ms). */
     CHANNEL_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
-    /** Not used by alert-service itself (keys are sealed by auth-service); accepted for a shared env file. */
+    /** Signs the acknowledge links of page e-mails (HMAC, PRODUCT.md section 11); unset → pages carry no acknowledge link. */
     SECRET_KEY: z.string().min(16, "expected at least 16 characters").optional(),
   })
   .superRefine(requireListenAddr("ALERT_SERVICE_ADDR"))
@@ -74,7 +76,9 @@ const schema = z
     queuePrefix: env.QUEUE_PREFIX,
     webhookRateLimitPerMinute: env.WEBHOOK_RATE_LIMIT_PER_MINUTE,
     autoResolveMinuteMs: env.AUTO_RESOLVE_MINUTE_MS,
+    pagingSecondMs: env.PAGING_SECOND_MS,
     processingThread: env.ALERT_PROCESSING_THREAD === "true",
+    secretKey: env.SECRET_KEY,
     // Integration URLs are `${externalUrl}/<full_path>/...`: no trailing slash.
     externalUrl: (env.EXTERNAL_URL ?? `http://localhost:${env.PORT || 8080}`).replace(/\/+$/, ""),
     channels: {

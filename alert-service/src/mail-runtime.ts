@@ -9,6 +9,7 @@ import type { AlertServiceConfig } from "./config.js";
 import type { AlertStore } from "./domain/alerts/ports.js";
 import { createNotifier, type Notifier } from "./domain/mail/pipeline.js";
 import type { MailStore, MailTransport } from "./domain/mail/ports.js";
+import type { PagingJobs, ProjectMembers } from "./domain/paging/ports.js";
 import type { ProjectAccess } from "./domain/ports.js";
 import { createMailMetrics } from "./mail/metrics.js";
 import { createOutboxTransport } from "./mail/outbox-transport.js";
@@ -22,7 +23,7 @@ import { createMongoMailStore } from "./store/mail/mongo-mail-store.js";
 import { createSqliteMailStore } from "./store/mail/sqlite-mail-store.js";
 
 export interface MailRuntimeOptions {
-  config: Pick<AlertServiceConfig, "mail" | "externalUrl" | "dataDir" | "settingsServiceAddr" | "listenAddr">;
+  config: Pick<AlertServiceConfig, "mail" | "externalUrl" | "dataDir" | "settingsServiceAddr" | "listenAddr" | "secretKey">;
   /** Exactly one of sqlite / mongo keeps the mail records (the alert database). */
   sqlite?: Database;
   mongo?: Db;
@@ -38,8 +39,10 @@ export interface MailRuntimeOptions {
 export interface MailRuntime {
   /** For alert processing: each transition that mails. */
   notifier: Notifier;
+  /** For paging: the page job of each (alert, trigger, rule, round) that paged someone. */
+  pages: Pick<PagingJobs, "enqueuePageMail">;
   /** Starts the mail workers (and the metrics server with METRICS_PORT). */
-  start(deps: { alerts: Pick<AlertStore, "getById">; projects: ProjectAccess }): Promise<void>;
+  start(deps: { alerts: Pick<AlertStore, "getById">; projects: ProjectAccess; members: ProjectMembers }): Promise<void>;
   /** The bound metrics port, once started with METRICS_PORT. */
   metricsPort(): number | undefined;
   healthy(): Promise<boolean>;
@@ -105,12 +108,14 @@ export function createLocalNotifier(opts: {
   logger: Logger;
   tracing?: Tracing;
   onCommit: (lanes: number[]) => void;
-}): { notifier: Notifier; close(): Promise<void> } {
+}): { notifier: Notifier; pages: Pick<PagingJobs, "enqueuePageMail">; close(): Promise<void> } {
   const local = localMailQueue(opts.config, opts.logger.child({ component: "mail-queue" }), opts.onCommit);
   const queue = tracedQueue(local, opts.tracing, { system: "local", destination: "mail" });
   const store = createSqliteMailStore(opts.sqlite);
+  const jobs = createMailJobs(queue);
   return {
-    notifier: createNotifier({ store, jobs: createMailJobs(queue), clock: opts.clock, storm: opts.config.mail.storm }),
+    notifier: createNotifier({ store, jobs, clock: opts.clock, storm: opts.config.mail.storm }),
+    pages: jobs,
     close: () => queue.close(),
   };
 }
@@ -132,6 +137,7 @@ export async function createMailRuntime(opts: MailRuntimeOptions): Promise<MailR
   const storm = config.mail.storm;
   return {
     notifier: createNotifier({ store, jobs, clock: opts.clock, storm }),
+    pages: jobs,
     async start(deps) {
       transport = transportOf(opts);
       recipients = createAlertRecipients(config.settingsServiceAddr, opts.tracing);
@@ -140,12 +146,13 @@ export async function createMailRuntime(opts: MailRuntimeOptions): Promise<MailR
           store,
           alerts: deps.alerts,
           projects: deps.projects,
+          members: deps.members,
           recipients,
           jobs,
           transport,
           metrics,
           clock: opts.clock,
-          settings: { from: config.mail.from, externalUrl: config.externalUrl },
+          settings: { from: config.mail.from, externalUrl: config.externalUrl, secretKey: config.secretKey },
           storm,
         },
         logger.child({ component: "mail-worker" }),

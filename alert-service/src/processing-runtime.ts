@@ -9,8 +9,10 @@ import { type AlertJobHandlers, createJobHandlers } from "./domain/alerts/use-ca
 import { channelsReactor } from "./domain/channels/reactor.js";
 import type { Notifier } from "./domain/mail/pipeline.js";
 import { emailReactor } from "./domain/mail/reactor.js";
+import type { EscalationStore, OncallDirectory, PagingJobs, ProjectMembers } from "./domain/paging/ports.js";
+import { pagingReactor } from "./domain/paging/reactor.js";
 import { BullmqJobQueue } from "./queue/bullmq-queue.js";
-import { createAlertJobs, createJobWorker, createTimerRunner } from "./queue/jobs.js";
+import { createAlertJobs, createJobWorker, createPagingQueueJobs, createTimerRunner } from "./queue/jobs.js";
 import { type EndedJob, LocalJobQueue } from "./queue/local-queue.js";
 import type { JobQueue } from "./queue/queue.js";
 import { tracedQueue } from "./queue/traced-queue.js";
@@ -69,6 +71,8 @@ export function openAlertQueues(opts: AlertQueuesOptions): AlertQueues {
       lanes: 1,
       queueName: () => "alert-timers",
       ordered: false,
+      // A due page-rule's move waits on settings-service: many at once keep pages on time.
+      concurrency: 16,
       ...prefix,
     });
   } else {
@@ -108,10 +112,22 @@ export interface ProcessingOptions {
   logger: Logger;
   /** Length of one auto-resolve minute (60 000 ms; shorter in tests). */
   autoResolveMinuteMs?: number | undefined;
+  /** Paging (section 11): without it (no settings-service, unit tests) nothing is paged. */
+  paging?: PagingOptions | undefined;
   /** The synchronous SQLite stores: the lanes take turns on the event loop (see createJobWorker). */
   takeTurns: boolean;
   /** Jobs per batch (64; THREAD_JOB_BATCH in the processing thread). */
   batchJobs?: number;
+}
+
+/** What paging needs beside the alert stores and queues: its store, settings- and auth-service, the mail queue. */
+export interface PagingOptions {
+  escalations: EscalationStore;
+  directory: OncallDirectory;
+  members: ProjectMembers;
+  mail: Pick<PagingJobs, "enqueuePageMail">;
+  /** Length of one policy second (1000 ms; PAGING_SECOND_MS shortens it in tests). */
+  secondMs?: number | undefined;
 }
 
 export interface Processing {
@@ -130,18 +146,35 @@ export interface Processing {
  * queues stops it.
  */
 export function createProcessing(opts: ProcessingOptions): Processing {
+  const pagingJobs: PagingJobs | undefined = opts.paging && {
+    ...createPagingQueueJobs(opts.timers),
+    enqueuePageMail: (job) => (opts.paging as PagingOptions).mail.enqueuePageMail(job),
+  };
   const reactors = [
     ...(opts.notifier ? [emailReactor(opts.notifier)] : []),
     ...(opts.channels ? [channelsReactor(opts.channels)] : []),
+    ...(pagingJobs ? [pagingReactor(opts.stores.alerts, pagingJobs)] : []),
   ];
   const reactions = createReactions(reactors, (projectId) => opts.stores.incidents.settings(projectId));
-  const handlers = createJobHandlers({
-    stores: opts.stores,
-    jobs: createAlertJobs(opts.queue, opts.timers),
-    clock: opts.clock,
-    reactions,
-    ...(opts.autoResolveMinuteMs ? { autoResolveMinuteMs: opts.autoResolveMinuteMs } : {}),
-  });
+  const handlers = createJobHandlers(
+    {
+      stores: opts.stores,
+      jobs: createAlertJobs(opts.queue, opts.timers),
+      clock: opts.clock,
+      reactions,
+      ...(opts.autoResolveMinuteMs ? { autoResolveMinuteMs: opts.autoResolveMinuteMs } : {}),
+    },
+    opts.paging && pagingJobs
+      ? {
+          stores: opts.stores,
+          escalations: opts.paging.escalations,
+          jobs: pagingJobs,
+          reactions,
+          clock: opts.clock,
+          secondMs: opts.paging.secondMs ?? 1000,
+        }
+      : undefined,
+  );
   return {
     handlers,
     reactions,
@@ -151,7 +184,7 @@ export function createProcessing(opts: ProcessingOptions): Processing {
         ...(opts.batchJobs ? { maxJobs: opts.batchJobs } : {}),
       });
       await opts.queue.start(worker);
-      await opts.timers.start(createTimerRunner(opts.queue));
+      await opts.timers.start(createTimerRunner(opts.queue, opts.paging));
     },
   };
 }

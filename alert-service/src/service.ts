@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Clock, type Logger, type RunningService, type ServiceDeps, systemClock } from "@tocsin/core";
 import { connectableAddress, createGrpcServer, serviceDependency, startHealthPolicy } from "@tocsin/grpc";
@@ -10,26 +11,31 @@ import { type Db, MongoClient } from "mongodb";
 import { type ChannelReactorDeps, createChannelsRuntime } from "./channels-runtime.js";
 import { createAuthClient } from "./clients/auth-client.js";
 import { createIntegrationKeys } from "./clients/integration-keys.js";
+import { createOncallDirectory } from "./clients/oncall-directory.js";
 import { createProjectAccess } from "./clients/project-access.js";
+import { createProjectMembers } from "./clients/project-members.js";
 import { type AlertServiceConfig, mongoDbName, queuePrefix } from "./config.js";
 import type { AlertsStores } from "./domain/alerts/ports.js";
 import { type AlertsUseCases, createAlertsUseCases } from "./domain/alerts/use-cases.js";
 import type { IntegrationStore } from "./domain/integrations/ports.js";
 import { createIntegrationsUseCases } from "./domain/integrations/use-cases.js";
 import type { Notifier } from "./domain/mail/pipeline.js";
+import type { EscalationStore } from "./domain/paging/ports.js";
 import type { IntegrationDirectory, ProjectAccess } from "./domain/ports.js";
 import { alertHandlers } from "./handlers/alerts.js";
 import { channelHandlers } from "./handlers/channels.js";
 import { integrationHandlers } from "./handlers/integrations.js";
 import { createFlexibleLimiter } from "./limits/flexible-limiter.js";
 import { createMailRuntime } from "./mail-runtime.js";
-import { createProcessing, openAlertQueues, type Processing } from "./processing-runtime.js";
+import { createProcessing, openAlertQueues, type PagingOptions, type Processing } from "./processing-runtime.js";
 import { createAlertJobs, THREAD_JOB_BATCH } from "./queue/jobs.js";
 import { LocalJobQueue } from "./queue/local-queue.js";
 import { createMongoAlertsStores } from "./store/alerts/mongo-stores.js";
 import { createSqliteAlertsStores } from "./store/alerts/sqlite-stores.js";
 import { createMongoIntegrationStore } from "./store/integrations/mongo-integration-store.js";
 import { createSqliteIntegrationStore } from "./store/integrations/sqlite-integration-store.js";
+import { createMongoEscalationStore } from "./store/paging/mongo-escalation-store.js";
+import { createSqliteEscalationStore } from "./store/paging/sqlite-escalation-store.js";
 import { type ProcessingThread, startProcessingThread } from "./thread/host.js";
 import type { ThreadData } from "./thread/messages.js";
 
@@ -55,6 +61,20 @@ async function openStorage(config: AlertServiceConfig): Promise<Storage> {
 }
 
 /**
+ * The key that signs page acknowledge links: SECRET_KEY, else the one auth-service generated into
+ * `DATA_DIR/secret.key` when the processes share DATA_DIR (`npm start`); else none (pages carry no
+ * acknowledge link, said once in the log).
+ */
+function pageSecret(config: AlertServiceConfig, logger: Logger): string | undefined {
+  if (config.secretKey) return config.secretKey;
+  const file = join(config.dataDir, "secret.key");
+  const key = existsSync(file) ? readFileSync(file, "utf8").trim() : "";
+  if (key.length >= 16) return key;
+  logger.warn("SECRET_KEY is not set: page e-mails carry no acknowledge link");
+  return undefined;
+}
+
+/**
  * alert-service: opens its storage, wires auth-service, integrations and the alerts runtime (queue
  * workers included), binds gRPC on ALERT_SERVICE_ADDR (port 0 allowed) and serves health by the
  * one policy (its store, its queue and auth-service).
@@ -63,10 +83,13 @@ export async function createAlertService(
   config: AlertServiceConfig,
   { logger, clock }: ServiceDeps,
 ): Promise<RunningService & { metricsPort: number | undefined }> {
+  config = { ...config, secretKey: pageSecret(config, logger) };
   const storage = await openStorage(config);
   const tracing = await startTracing(config.tracing);
   const auth = createAuthClient(config.authServiceAddr, tracing);
   const projects = createProjectAccess(auth, clock);
+  const members = createProjectMembers(auth);
+  const directory = createOncallDirectory(config.settingsServiceAddr, tracing);
   const integrations = createIntegrationsUseCases({
     store: storage.integrations,
     keys: createIntegrationKeys(auth),
@@ -106,6 +129,7 @@ export async function createAlertService(
     logger,
     notifier: mail.notifier,
     channels: channels.reactor,
+    paging: { directory, members, mail: mail.pages, secretKey: config.secretKey, secondMs: config.pagingSecondMs },
     defaultRateLimitPerMinute: config.webhookRateLimitPerMinute,
     usage: integrations.usage,
     autoResolveMinuteMs: config.autoResolveMinuteMs,
@@ -120,6 +144,9 @@ export async function createAlertService(
         channels: config.channels,
         externalUrl: config.externalUrl,
         autoResolveMinuteMs: config.autoResolveMinuteMs,
+        settingsServiceAddr: config.settingsServiceAddr,
+        authServiceAddr: config.authServiceAddr,
+        pagingSecondMs: config.pagingSecondMs,
       },
       onMail: (lanes: number[]) => mail.wake(lanes),
       onChannels: (lanes: number[]) => channels.wake(lanes),
@@ -136,7 +163,7 @@ export async function createAlertService(
   let port: number;
   try {
     await runtime.start();
-    await mail.start({ alerts: runtime.stores.alerts, projects });
+    await mail.start({ alerts: runtime.stores.alerts, projects, members });
     await channels.start({ alerts: runtime.stores.alerts, incidents: runtime.stores.incidents });
     port = await server.listen(config.listenAddr);
   } catch (err) {
@@ -144,6 +171,7 @@ export async function createAlertService(
     await mail.stop();
     await channels.stop();
     auth.close();
+    directory.close();
     await storage.close();
     await tracing?.shutdown();
     throw err;
@@ -171,6 +199,7 @@ export async function createAlertService(
         await mail.stop();
         await channels.stop();
         auth.close();
+        directory.close();
         await storage.close();
         await tracing?.shutdown();
       })();
@@ -195,6 +224,8 @@ export interface AlertsRuntimeOptions {
   notifier?: Notifier;
   /** Chat and webhooks (section 12): the channels reactor's destinations and delivery jobs; without it none are sent. */
   channels?: ChannelReactorDeps;
+  /** Paging (section 11): settings- and auth-service, the mail queue's page jobs, SECRET_KEY; without it nothing is paged. */
+  paging?: Omit<PagingOptions, "escalations"> & { secretKey?: string | undefined };
   /** Budget of an integration that sets none (WEBHOOK_RATE_LIMIT_PER_MINUTE); unset or 0 = unlimited. */
   defaultRateLimitPerMinute?: number;
   /** Length of one auto-resolve minute (60 000 ms; shorter in tests). */
@@ -232,6 +263,12 @@ export interface AlertsRuntime {
 /** How long processed-job records (and the ops of idempotent re-runs) are kept. */
 const JOB_RECORD_TTL_MS = 48 * 3600_000;
 
+async function escalationsOf(opts: AlertsRuntimeOptions): Promise<EscalationStore> {
+  if (opts.sqlite) return createSqliteEscalationStore(opts.sqlite);
+  if (opts.mongo) return createMongoEscalationStore(opts.mongo);
+  throw new Error("alerts runtime: a data store (sqlite or mongo) is required");
+}
+
 async function storesOf(opts: AlertsRuntimeOptions): Promise<AlertsStores> {
   if (opts.sqlite && opts.mongo) throw new Error("alerts runtime: give sqlite or mongo, not both");
   if (opts.sqlite) return createSqliteAlertsStores(opts.sqlite);
@@ -259,6 +296,7 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
   if (threaded && opts.clock !== systemClock)
     throw new Error("the processing thread runs on the system clock: with another clock, set ALERT_PROCESSING_THREAD=false");
   const stores = await storesOf(opts);
+  const escalations = await escalationsOf(opts);
   let thread: ProcessingThread | undefined;
   const { lanes, queue, timers } = openAlertQueues({
     dataDir: opts.dataDir,
@@ -279,6 +317,13 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
         timers,
         notifier: opts.notifier,
         channels: opts.channels,
+        paging: opts.paging && {
+          escalations,
+          directory: opts.paging.directory,
+          members: opts.paging.members,
+          mail: opts.paging.mail,
+          secondMs: opts.paging.secondMs,
+        },
         clock: opts.clock,
         logger: opts.logger,
         autoResolveMinuteMs: opts.autoResolveMinuteMs,
@@ -302,6 +347,16 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
     projects: opts.projects,
     integrations: opts.integrations,
     clock: opts.clock,
+    ...(opts.paging
+      ? {
+          paging: {
+            escalations,
+            members: opts.paging.members,
+            secretKey: opts.paging.secretKey,
+            secondMs: opts.paging.secondMs ?? 1000,
+          },
+        }
+      : {}),
   });
   let housekeeping: NodeJS.Timeout | undefined;
   const purge = () => {

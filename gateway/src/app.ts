@@ -20,6 +20,7 @@ import { healthRoutes } from "./routes/health.js";
 import { identityRoutes } from "./routes/identity.js";
 import { notificationSettingsRoutes } from "./routes/notification-settings.js";
 import { oncallScheduleRoutes } from "./routes/oncall-schedules.js";
+import { pageAcknowledgeRoutes } from "./routes/page-acknowledge.js";
 import { sessionRoutes } from "./session/routes.js";
 
 /** What the express app and the webhook handler (src/webhook/handler.ts) share. */
@@ -55,6 +56,7 @@ export function createApp(deps: GatewayDeps, { metrics, throttle }: HttpShared):
   app.use(accessLog(deps.logger), metrics.middleware);
   app.use(healthRoutes(deps, metrics.registry));
   app.use(sessionRoutes(deps, principals));
+  app.use(pageAcknowledgeRoutes(deps));
   app.use("/api/v4", restApi(deps, principals, throttle));
   app.use(consoleRoutes(deps.config.consoleDir));
   app.use(notFoundHandler());

@@ -67,6 +67,15 @@ describe("AppError → HTTP", () => {
     expect(mapped).toMatchObject({ status: 413, body: { message: "413 Request Entity Too Large" } });
   });
 
+  it("maps an expired or revoked acknowledge link to 410, a tampered one stays 401", () => {
+    for (const reason of ["PAGE_TOKEN_EXPIRED", "PAGE_TOKEN_REVOKED"])
+      expect(toHttpError(new AppError("FAILED_PRECONDITION", reason, "410 Gone - x"))).toMatchObject({
+        status: 410,
+        body: { message: "410 Gone - x" },
+      });
+    expect(toHttpError(new AppError("UNAUTHENTICATED", "PAGE_TOKEN_INVALID", "401 x")).status).toBe(401);
+  });
+
   it("uses the error's retry hint for 503 and 429", () => {
     expect(
       toHttpError(new AppError("UNAVAILABLE", "AUTH_UNAVAILABLE", "x", { retryAfterSeconds: 12 })).headers["Retry-After"],

@@ -20,6 +20,13 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   UNAUTHENTICATED: 401,
 };
 
+/** Reasons whose HTTP status is not their code's: an acknowledge link that expired or was revoked is gone. */
+const STATUS_BY_REASON: Record<string, number> = {
+  PAYLOAD_TOO_LARGE: 413,
+  PAGE_TOKEN_EXPIRED: 410,
+  PAGE_TOKEN_REVOKED: 410,
+};
+
 /** Reasons whose message GitLab renders as `{"error": ...}` (Grape's parameter errors, routing). */
 const ERROR_KEY_REASONS = new Set(["PARAM_INVALID", "PARAM_MISSING", "PARAM_VALUE_INVALID", "ROUTE_NOT_FOUND"]);
 
@@ -43,7 +50,7 @@ const INTERNAL_BODY = { message: "500 Internal Server Error" } as const;
  */
 export function toHttpError(err: unknown): HttpError {
   if (!(err instanceof AppError)) return { status: 500, body: { ...INTERNAL_BODY }, headers: {}, unexpected: true };
-  const status = err.reason === "PAYLOAD_TOO_LARGE" ? 413 : STATUS_BY_CODE[err.code];
+  const status = STATUS_BY_REASON[err.reason] ?? STATUS_BY_CODE[err.code];
   const headers: Record<string, string> = {};
   if (status === 503 || (status === 429 && err.retryAfterSeconds !== undefined)) {
     headers["Retry-After"] = String(Math.max(1, Math.ceil(err.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS)));

@@ -4,6 +4,7 @@ import type { Tracing } from "@tocsin/telemetry";
 import type { ActivityEntry, Alert, AlertSettings, Incident } from "../domain/alerts/model.js";
 import type { DryRun } from "../domain/alerts/test-alert.js";
 import type { AlertsUseCases } from "../domain/alerts/use-cases.js";
+import type { EscalationView } from "../domain/paging/model.js";
 import { ingestStreamHandler, toIngestResponse } from "./ingest-stream.js";
 
 type Def = typeof alertV1.AlertServiceService;
@@ -15,6 +16,7 @@ const NAMES = [
   "listAlerts",
   "getAlert",
   "updateAlertStatus",
+  "acknowledgeAlertFromPage",
   "listIncidents",
   "getIncident",
   "getAlertSettings",
@@ -22,8 +24,16 @@ const NAMES = [
 ] as const;
 export type AlertHandlers = Pick<ServiceHandlers<Def>, (typeof NAMES)[number]>;
 
-/** Alert message; `details` adds the stored payload and the activity (details only). */
-function toAlertMessage(a: Alert, details?: { activity: ActivityEntry[] }): alertV1.Alert {
+function toEscalationMessage(e: EscalationView): alertV1.Escalation {
+  return {
+    policy: e.policy,
+    nextPageAt: e.nextPageAt ?? undefined,
+    pages: e.pages.map((p) => ({ users: p.users, rule: p.rule, round: p.round, at: p.at })),
+  };
+}
+
+/** Alert message; `details` adds the stored payload, the activity and the escalation (details only). */
+function toAlertMessage(a: Alert, details?: { activity: ActivityEntry[]; escalation?: EscalationView | null }): alertV1.Alert {
   return {
     iid: a.iid,
     title: a.title,
@@ -45,6 +55,7 @@ function toAlertMessage(a: Alert, details?: { activity: ActivityEntry[] }): aler
     activity: details ? details.activity.map((e) => ({ note: e.note, createdAt: e.createdAt })) : [],
     createdAt: a.createdAt,
     updatedAt: a.updatedAt,
+    escalation: details?.escalation ? toEscalationMessage(details.escalation) : undefined,
   };
 }
 
@@ -117,6 +128,9 @@ export function alertHandlers(useCases: AlertsUseCases, tracing?: Tracing): Aler
     async updateAlertStatus(req, ctx) {
       const a = await useCases.updateAlertStatus(req.projectIdOrPath, req.alertIid, req.status, ctx);
       return { alert: toAlertMessage(a, a) };
+    },
+    async acknowledgeAlertFromPage(req, ctx) {
+      return useCases.acknowledgeFromPage(req.token, ctx);
     },
     async listIncidents(req, ctx) {
       const r = await useCases.listIncidents(req, ctx);

@@ -40,6 +40,8 @@ export interface BullmqQueueOptions {
    * (in the next process, or another replica). Default false: `close` waits for every job.
    */
   releaseRetryingOnClose?: boolean;
+  /** Jobs one process runs at once per lane (unordered queues only; default 1): the timer queue's moves wait on service calls. */
+  concurrency?: number;
 }
 
 /** BullMQ refuses `:` in custom ids. */
@@ -153,7 +155,7 @@ export class BullmqJobQueue implements JobQueue {
       const worker = new Worker(q.name, (job: Job) => this.process(job, batches), {
         connection: this.workerConnection as Redis,
         prefix: this.prefix,
-        concurrency: 1,
+        concurrency: this.ordered ? 1 : (this.opts.concurrency ?? 1),
         // Ordered lanes start once their global concurrency is set (see `run`).
         autorun: !this.ordered,
         // Jobs take milliseconds: a worker that died is noticed within ~10 s, not BullMQ's 30 s.

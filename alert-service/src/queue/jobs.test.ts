@@ -2,7 +2,7 @@ import { AppError, silentLogger } from "@tocsin/core";
 import { describe, expect, it } from "vitest";
 import type { AlertOutcome } from "../domain/alerts/model.js";
 import type { AutoResolveJob, IncidentJob, ProcessAlertJob } from "../domain/alerts/ports.js";
-import { createAlertJobs, createJobWorker, createTimerRunner, type JobHandlers, laneOf } from "./jobs.js";
+import { createAlertJobs, createJobWorker, createPagingQueueJobs, createTimerRunner, type JobHandlers, laneOf } from "./jobs.js";
 import type { JobOutcome, JobQueue, QueuedJob, RunningJob } from "./queue.js";
 import { UnrecoverableJobError } from "./queue.js";
 
@@ -60,6 +60,8 @@ function recordingHandlers(fail: (id: string) => unknown = () => undefined) {
     },
     autoResolve: async () => void calls.push("autoResolve"),
     setStatus: async () => ({ changed: true }),
+    pageStart: async () => void calls.push("pageStart"),
+    pageRule: async (job) => void calls.push(`pageRule(${job.rule},${job.round})`),
   };
   return { handlers, calls };
 }
@@ -169,10 +171,53 @@ describe("createTimerRunner", () => {
   it("moves a due auto-resolve job into its alert's lane under the same id", async () => {
     const queue = recordingQueue();
     const auto: AutoResolveJob = { requestId: "r", projectId: 1, alertId: 9, events: 3, minutes: 5, laneKey: "1:fp" };
-    await createTimerRunner(queue)({ id: "auto-resolve-9-3", name: "auto-resolve", attempt: 1, data: auto });
+    const run = await createTimerRunner(queue).batch([{ id: "auto-resolve-9-3", name: "auto-resolve", attempt: 1, data: auto }]);
+    expect(ok(run)).toEqual([true]);
     expect(queue.added).toEqual([{ id: "auto-resolve-9-3", name: "auto-resolve-apply", lane: laneOf("1:fp"), data: auto }]);
-    await expect(createTimerRunner(queue)({ id: "z", name: "auto-resolve", attempt: 1, data: {} })).rejects.toBeInstanceOf(
-      UnrecoverableJobError,
-    );
+    const bad = await createTimerRunner(queue).batch([{ id: "z", name: "auto-resolve", attempt: 1, data: {} }]);
+    expect(bad[0]).toMatchObject({ ok: false, error: expect.any(UnrecoverableJobError) });
+  });
+
+  it("moves a due page-rule job, with whom it pages, into its alert's lane under its page key, where the worker runs it", async () => {
+    const queue = recordingQueue();
+    const timers = recordingQueue();
+    const policy = {
+      id: 1,
+      name: "P",
+      rules: [{ status: "acknowledged" as const, elapsedSeconds: 60, user: { id: 3, username: "ann" } }],
+      repeatEverySeconds: null,
+      maxRepeats: 0,
+    };
+    const rule = {
+      requestId: "r",
+      projectId: 1,
+      alertId: 9,
+      laneKey: "1:fp",
+      triggerOp: "op",
+      triggeredAt: "2026-11-21T09:00:00.000Z",
+      rule: 0,
+      round: 0,
+      policy,
+    };
+    await createPagingQueueJobs(timers).enqueueRules([{ job: rule, delayMs: 60_000 }]);
+    expect(timers.added).toEqual([{ id: "page:9:op:0:0", name: "page-rule", lane: 0, data: rule, delayMs: 60_000 }]);
+    // The runner asks who is on call (here: the rule's user, an active member) before the move.
+    const lookups = {
+      directory: { policy: async () => undefined, oncall: async () => undefined },
+      members: { members: async () => [{ id: 3, username: "ann", email: "ann@example.com", blocked: false }] },
+    };
+    const moved = await createTimerRunner(queue, lookups).batch([
+      { id: "page:9:op:0:0", name: "page-rule", attempt: 1, data: rule },
+      { id: "bad", name: "page-rule", attempt: 1, data: {} },
+    ]);
+    expect(ok(moved)).toEqual([true, false]);
+    const applied = { ...rule, oncall: { users: [{ id: 3, username: "ann" }], skipped: [] } };
+    expect(queue.added).toEqual([{ id: "page:9:op:0:0", name: "page-rule-apply", lane: laneOf("1:fp"), data: applied }]);
+    const { handlers, calls } = recordingHandlers();
+    const run = await createJobWorker(handlers, silentLogger(), { takeTurns: false }).batch([
+      { id: "page:9:op:0:0", name: "page-rule-apply", attempt: 1, data: applied },
+    ]);
+    expect(ok(run)).toEqual([true]);
+    expect(calls).toEqual(["pageRule(0,0)"]);
   });
 });

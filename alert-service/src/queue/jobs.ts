@@ -12,12 +12,15 @@ import {
   type StatusChangeResult,
   statusChangeJobId,
 } from "../domain/alerts/ports.js";
+import { type PagingLookups, withOncall, withPolicy } from "../domain/paging/escalation.js";
+import { pageKey } from "../domain/paging/model.js";
+import type { PageRuleJob, PageStartJob } from "../domain/paging/ports.js";
 import {
   type BatchWorker,
   DEFAULT_LANES,
   type JobOutcome,
   type JobQueue,
-  type JobRunner,
+  type QueuedJob,
   type RunningJob,
   UnrecoverableJobError,
 } from "./queue.js";
@@ -37,6 +40,14 @@ const JOB_NAMES = {
   autoResolve: "auto-resolve",
   autoResolveApply: "auto-resolve-apply",
   setStatus: "set-status",
+  /**
+   * Paging (issue 22): `page-start` and `page-rule` wait in the timer queue, whose runner makes
+   * their settings-/auth-service calls (off the lanes), then apply in the alert's lane.
+   */
+  pageStart: "page-start",
+  pageStartApply: "page-start-apply",
+  pageRule: "page-rule",
+  pageRuleApply: "page-rule-apply",
 } as const;
 
 const normalizedAlertSchema = z.object({
@@ -80,6 +91,7 @@ const statusChangeSchema = z.object({
   status: z.enum(ALERT_STATUSES),
   at: z.string().min(1),
   laneKey: z.string().min(1),
+  note: z.string().optional(),
 });
 
 const incidentSchema = z.object({
@@ -89,6 +101,59 @@ const incidentSchema = z.object({
   alertId: z.number().int().positive(),
   laneKey: z.string().min(1),
 });
+
+const policySchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  rules: z.array(
+    z.object({
+      status: z.enum(["acknowledged", "resolved"]),
+      elapsedSeconds: z.number().int().nonnegative(),
+      schedule: z.object({ iid: z.number().int().positive(), name: z.string() }).optional(),
+      user: z.object({ id: z.number().int().positive(), username: z.string() }).optional(),
+    }),
+  ),
+  repeatEverySeconds: z.number().int().positive().nullable(),
+  maxRepeats: z.number().int().nonnegative(),
+});
+
+const pageUserSchema = z.object({ id: z.number().int().positive(), username: z.string() });
+
+const pageTriggerSchema = z.object({
+  requestId: z.string().min(1),
+  projectId: z.number().int().positive(),
+  alertId: z.number().int().positive(),
+  laneKey: z.string().min(1),
+  triggerOp: z.string().min(1),
+  triggeredAt: z.string().min(1),
+});
+
+const pageStartSchema = pageTriggerSchema.extend({ policy: policySchema.nullable().optional() });
+
+const pageRuleSchema = pageTriggerSchema.extend({
+  rule: z.number().int().nonnegative(),
+  round: z.number().int().nonnegative(),
+  policy: policySchema,
+  oncall: z.object({ users: z.array(pageUserSchema), skipped: z.array(pageUserSchema) }).optional(),
+});
+
+/** Paging's job ids: one start per (alert, trigger); a rule job's id is its page key (`page:<alert>:<trigger>:<rule>:<round>`). */
+const pageStartJobId = (job: Pick<PageStartJob, "alertId" | "triggerOp">) => `page-start:${job.alertId}:${job.triggerOp}`;
+const pageRuleJobId = (job: PageRuleJob) => pageKey(job.alertId, job.triggerOp, job.rule, job.round);
+
+/** Paging's lane and timer jobs (the PagingJobs port without its mail job, see createPagingJobs). */
+export function createPagingQueueJobs(timers: JobQueue) {
+  return {
+    async enqueueStarts(jobs: PageStartJob[]) {
+      await timers.addBulk(jobs.map((job) => ({ id: pageStartJobId(job), name: JOB_NAMES.pageStart, lane: 0, data: job })));
+    },
+    async enqueueRules(jobs: Array<{ job: PageRuleJob; delayMs: number }>) {
+      await timers.addBulk(
+        jobs.map(({ job, delayMs }) => ({ id: pageRuleJobId(job), name: JOB_NAMES.pageRule, lane: 0, data: job, delayMs })),
+      );
+    },
+  };
+}
 
 /** FNV-1a of the lane key, so that one (project, fingerprint) always lands in one lane. */
 export function laneOf(laneKey: string, lanes = DEFAULT_LANES): number {
@@ -163,17 +228,52 @@ export interface JobHandlers {
   incident(job: IncidentJob, logger: Logger): Promise<void>;
   autoResolve(job: AutoResolveJob, logger: Logger): Promise<void>;
   setStatus(job: StatusChangeJob, logger: Logger): Promise<StatusChangeResult>;
+  pageStart(job: PageStartJob, logger: Logger): Promise<void>;
+  pageRule(job: PageRuleJob, logger: Logger): Promise<void>;
 }
 
-/** The timer queue's runner: a due auto-resolve job moves into its alert's lane (same id, idempotent). */
-export function createTimerRunner(queue: JobQueue, lanes = DEFAULT_LANES): JobRunner {
-  return async (job) => {
+/** Due timer jobs one batch takes: their service calls run side by side, their lane jobs are added at once. */
+const TIMER_BATCH = 64;
+
+/**
+ * The timer queue's runner: a due auto-resolve, page-start or page-rule job moves into its
+ * alert's lane (same id, idempotent), where it changes the alert. Paging's settings- and
+ * auth-service calls are made here, before the move, side by side for a batch: a lane job that
+ * waited on them would hold its lane (and, with the SQLite stores, every lane's turn). Without
+ * `lookups` (no paging), a page-start finds no policy and a rule pages nobody.
+ */
+export function createTimerRunner(queue: JobQueue, lookups?: PagingLookups, lanes = DEFAULT_LANES): BatchWorker {
+  const toLaneJob = async (job: RunningJob): Promise<QueuedJob> => {
+    const invalid = () => new UnrecoverableJobError(`invalid job ${job.name} ${job.id}`);
+    if (job.name === JOB_NAMES.pageRule) {
+      const rule = pageRuleSchema.safeParse(job.data);
+      if (!rule.success) throw invalid();
+      const data = lookups ? await withOncall(lookups, rule.data, new Date()) : rule.data;
+      return { id: pageRuleJobId(rule.data), name: JOB_NAMES.pageRuleApply, lane: laneOf(rule.data.laneKey, lanes), data };
+    }
+    if (job.name === JOB_NAMES.pageStart) {
+      const start = pageStartSchema.safeParse(job.data);
+      if (!start.success) throw invalid();
+      const data = lookups ? await withPolicy(lookups, start.data) : { ...start.data, policy: null };
+      return { id: pageStartJobId(start.data), name: JOB_NAMES.pageStartApply, lane: laneOf(start.data.laneKey, lanes), data };
+    }
     const parsed = autoResolveSchema.safeParse(job.data);
-    if (job.name !== JOB_NAMES.autoResolve || !parsed.success)
-      throw new UnrecoverableJobError(`invalid job ${job.name} ${job.id}`);
+    if (job.name !== JOB_NAMES.autoResolve || !parsed.success) throw invalid();
     const lane = laneOf(parsed.data.laneKey, lanes);
-    await queue.add({ id: autoResolveJobId(parsed.data), name: JOB_NAMES.autoResolveApply, lane, data: parsed.data });
-    return null;
+    return { id: autoResolveJobId(parsed.data), name: JOB_NAMES.autoResolveApply, lane, data: parsed.data };
+  };
+  return {
+    maxJobs: TIMER_BATCH,
+    async batch(jobs) {
+      const settled = await Promise.allSettled(jobs.map(toLaneJob));
+      const failed = settled.findIndex((s) => s.status === "rejected");
+      const done = (failed < 0 ? settled : settled.slice(0, failed)) as Array<PromiseFulfilledResult<QueuedJob>>;
+      await queue.addBulk(done.map((s) => s.value));
+      const outcomes: JobOutcome[] = done.map(() => ({ ok: true, result: null }));
+      const failure = settled[failed];
+      if (failure?.status === "rejected") outcomes.push({ ok: false, error: failure.reason });
+      return outcomes;
+    },
   };
 }
 
@@ -193,6 +293,8 @@ const SCHEMAS: Record<string, z.ZodType> = {
   [JOB_NAMES.incident]: incidentSchema,
   [JOB_NAMES.autoResolveApply]: autoResolveSchema,
   [JOB_NAMES.setStatus]: statusChangeSchema,
+  [JOB_NAMES.pageStartApply]: pageStartSchema,
+  [JOB_NAMES.pageRuleApply]: pageRuleSchema,
 };
 
 type Parsed = { job: RunningJob; data: { requestId: string; log?: Record<string, string> } };
@@ -206,6 +308,8 @@ function parse(job: RunningJob): Parsed | undefined {
 async function runOne(handlers: JobHandlers, { job, data }: Parsed, logger: Logger): Promise<unknown> {
   if (job.name === JOB_NAMES.setStatus) return handlers.setStatus(data as StatusChangeJob, logger);
   if (job.name === JOB_NAMES.autoResolveApply) await handlers.autoResolve(data as AutoResolveJob, logger);
+  else if (job.name === JOB_NAMES.pageStartApply) await handlers.pageStart(data as unknown as PageStartJob, logger);
+  else if (job.name === JOB_NAMES.pageRuleApply) await handlers.pageRule(data as unknown as PageRuleJob, logger);
   else await handlers.incident(data as IncidentJob, logger);
   return null;
 }

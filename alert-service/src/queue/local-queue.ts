@@ -289,7 +289,14 @@ export class LocalJobQueue implements JobQueue {
         this.db,
         "SELECT seq, id, name, data, attempts, run_after FROM jobs WHERE lane = ? AND status = 'pending' AND run_after <= ? ORDER BY run_after, seq LIMIT ?",
       ).all(lane, now, max) as JobRow[];
-      return { jobs, wait: jobs.length ? 0 : 1000 };
+      if (jobs.length) return { jobs, wait: 0 };
+      // Sleep until the earliest delayed job is due (a timer fires on time, not up to 1 s late).
+      const first = prepared(this.db, "SELECT MIN(run_after) AS at FROM jobs WHERE lane = ? AND status = 'pending'").get(
+        lane,
+      ) as {
+        at: number | null;
+      };
+      return { jobs, wait: first.at === null ? 1000 : Math.max(1, first.at - now) };
     }
     const rows = prepared(
       this.db,

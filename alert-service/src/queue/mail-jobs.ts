@@ -1,6 +1,8 @@
 import { AppError, type Logger, z } from "@tocsin/core";
 import { digest, type MailDeps, notify, send } from "../domain/mail/pipeline.js";
 import { type DigestJob, type MailJobs, MailRejectedError, type NotifyJob, type SendJob } from "../domain/mail/ports.js";
+import { pageMail } from "../domain/paging/page-mail.js";
+import type { PageMailJob, PagingJobs, ProjectMembers } from "../domain/paging/ports.js";
 import { laneOf } from "./jobs.js";
 import { type JobQueue, type JobRunner, type RetryPolicy, UnrecoverableJobError } from "./queue.js";
 
@@ -9,12 +11,14 @@ import { type JobQueue, type JobRunner, type RetryPolicy, UnrecoverableJobError 
 /** Concurrent sends: one SMTP connection per lane (nodemailer sends one message per connection at a time). */
 export const MAIL_LANES = 16;
 export const mailQueueName = (lane: number) => `mail-lane-${lane}`;
-const MAIL_JOB_NAMES = { notify: "notify", digest: "digest", send: "send" } as const;
+const MAIL_JOB_NAMES = { notify: "notify", digest: "digest", send: "send", page: "page" } as const;
 
 /** Idempotency ids: one notify per (alert, transition), one digest per window, one send per delivery key. */
 const notifyJobId = (job: NotifyJob) => `notify:${job.alertId}:${job.transition}`;
 const digestJobId = (job: DigestJob) => `digest:${job.projectId}:${job.windowStart}`;
 const sendJobId = (job: SendJob) => `send:${job.key}`;
+/** One page job per (alert, trigger, rule, round): its key is `page:…`. */
+const pageMailJobId = (job: PageMailJob) => `mail-${job.key}`;
 
 const notifySchema = z.object({
   requestId: z.string().min(1),
@@ -27,6 +31,15 @@ const digestSchema = z.object({
   requestId: z.string().min(1),
   projectId: z.number().int().positive(),
   windowStart: z.number().int().nonnegative(),
+});
+
+const pageSchema = z.object({
+  requestId: z.string().min(1),
+  projectId: z.number().int().positive(),
+  alertId: z.number().int().positive(),
+  key: z.string().min(1),
+  policyName: z.string(),
+  users: z.array(z.object({ id: z.number().int().positive(), username: z.string() })),
 });
 
 const sendSchema = z.object({
@@ -65,7 +78,7 @@ export function mailRetryPolicy(opts: MailRetryOptions): RetryPolicy {
 }
 
 /** The domain's MailJobs port over a JobQueue. */
-export function createMailJobs(queue: JobQueue, lanes = MAIL_LANES): MailJobs {
+export function createMailJobs(queue: JobQueue, lanes = MAIL_LANES): MailJobs & Pick<PagingJobs, "enqueuePageMail"> {
   const lane = (id: string) => laneOf(id, lanes);
   return {
     async enqueueNotifies(jobs) {
@@ -80,6 +93,10 @@ export function createMailJobs(queue: JobQueue, lanes = MAIL_LANES): MailJobs {
       const id = digestJobId(job);
       await queue.add({ id, name: MAIL_JOB_NAMES.digest, lane: lane(id), data: job, delayMs });
     },
+    async enqueuePageMail(job) {
+      const id = pageMailJobId(job);
+      await queue.add({ id, name: MAIL_JOB_NAMES.page, lane: lane(id), data: job });
+    },
     async enqueueSends(jobs) {
       await queue.addBulk(
         jobs.map((job) => {
@@ -91,10 +108,10 @@ export function createMailJobs(queue: JobQueue, lanes = MAIL_LANES): MailJobs {
   };
 }
 
-const SCHEMAS = { notify: notifySchema, digest: digestSchema, send: sendSchema } as const;
+const SCHEMAS = { notify: notifySchema, digest: digestSchema, send: sendSchema, page: pageSchema } as const;
 
 /** Validates mail-job data and runs the step; invalid data and 5xx refusals are not retried. */
-export function createMailJobRunner(deps: MailDeps, logger: Logger): JobRunner {
+export function createMailJobRunner(deps: MailDeps & { members: ProjectMembers }, logger: Logger): JobRunner {
   return async (job) => {
     const schema = SCHEMAS[job.name as keyof typeof SCHEMAS];
     const parsed = schema?.safeParse(job.data);
@@ -104,6 +121,7 @@ export function createMailJobRunner(deps: MailDeps, logger: Logger): JobRunner {
     try {
       if (job.name === MAIL_JOB_NAMES.notify) await notify(deps, data as NotifyJob, log);
       else if (job.name === MAIL_JOB_NAMES.digest) await digest(deps, data as DigestJob, log);
+      else if (job.name === MAIL_JOB_NAMES.page) await pageMail(deps, data as PageMailJob, log);
       else await send(deps, data as SendJob, log);
       return null;
     } catch (err) {

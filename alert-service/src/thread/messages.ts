@@ -5,7 +5,16 @@ import type { EndedJob } from "../queue/local-queue.js";
 export interface ThreadData {
   config: Pick<
     AlertServiceConfig,
-    "processingThread" | "dataDir" | "tracing" | "mail" | "channels" | "externalUrl" | "autoResolveMinuteMs"
+    | "processingThread"
+    | "dataDir"
+    | "tracing"
+    | "mail"
+    | "channels"
+    | "externalUrl"
+    | "autoResolveMinuteMs"
+    | "settingsServiceAddr"
+    | "authServiceAddr"
+    | "pagingSecondMs"
   >;
   /** pino level of the thread's logger: the main thread's, so that nothing is built for lines it would drop. */
   logLevel: string;

@@ -4,10 +4,14 @@ import { createLogger, systemClock } from "@tocsin/core";
 import { openSqlite } from "@tocsin/store";
 import { startTracing } from "@tocsin/telemetry";
 import { createLocalChannelReactorDeps } from "../channels-runtime.js";
+import { createAuthClient } from "../clients/auth-client.js";
+import { createOncallDirectory } from "../clients/oncall-directory.js";
+import { createProjectMembers } from "../clients/project-members.js";
 import { createLocalNotifier } from "../mail-runtime.js";
 import { createProcessing, openAlertQueues } from "../processing-runtime.js";
 import { LocalJobQueue } from "../queue/local-queue.js";
 import { createSqliteAlertsStores } from "../store/alerts/sqlite-stores.js";
+import { createSqliteEscalationStore } from "../store/paging/sqlite-escalation-store.js";
 import type { FromThread, ThreadData, ToThread } from "./messages.js";
 
 /**
@@ -40,6 +44,9 @@ const channels = createLocalChannelReactorDeps({
   ...(tracing ? { tracing } : {}),
   onCommit: (lanes) => send({ type: "channels", lanes }),
 });
+// Paging's clients: settings-service (policies, who is on call) and auth-service (members).
+const directory = createOncallDirectory(config.settingsServiceAddr, tracing);
+const auth = createAuthClient(config.authServiceAddr, tracing);
 const { lanes, queue, timers } = openAlertQueues({
   dataDir: config.dataDir,
   logger,
@@ -49,6 +56,13 @@ const { lanes, queue, timers } = openAlertQueues({
 // The one composition root of processing, as in the main thread (processing-runtime.ts).
 const processing = createProcessing({
   stores: createSqliteAlertsStores(sqlite),
+  paging: {
+    escalations: createSqliteEscalationStore(sqlite),
+    directory,
+    members: createProjectMembers(auth),
+    mail: mail.pages,
+    secondMs: config.pagingSecondMs,
+  },
   queue,
   timers,
   notifier: mail.notifier,
@@ -65,6 +79,8 @@ async function stop(): Promise<void> {
   await timers.close();
   await mail.close();
   await channels.close();
+  directory.close();
+  auth.close();
   sqlite.close();
   await tracing?.shutdown();
   send({ type: "stopped" });

@@ -58,7 +58,16 @@ export function toAlertSettingsJson(s: alertV1.AlertSettings) {
   return { create_incident: s.createIncident, auto_close_incident: s.autoCloseIncident, send_email: s.sendEmail };
 }
 
-/** An alert as listed; `details` adds the stored `payload` and the `activity` list. */
+/** An alert's escalation (section 11): its policy, the next page due and the pages sent. */
+function toEscalationJson(e: alertV1.Escalation) {
+  return {
+    policy: e.policy,
+    next_page_at: isoTime(e.nextPageAt),
+    pages: e.pages.map((p) => ({ users: p.users, rule: p.rule, round: p.round, at: isoTime(p.at) })),
+  };
+}
+
+/** An alert as listed; `details` adds the stored `payload`, the `activity` list and the `escalation`. */
 export function toAlertJson(a: alertV1.Alert, details = false) {
   const json: Record<string, unknown> = {
     iid: a.iid,
@@ -81,6 +90,7 @@ export function toAlertJson(a: alertV1.Alert, details = false) {
   if (details) {
     json.payload = parseJson(a.payloadJson, {});
     json.activity = a.activity.map((e) => ({ note: e.note, created_at: isoTime(e.createdAt) }));
+    json.escalation = a.escalation ? toEscalationJson(a.escalation) : null;
   }
   return json;
 }

@@ -10,6 +10,7 @@ import { Time } from "../ui/Time";
 import { useDocumentTitle } from "../ui/title";
 import { useAlert, useUpdateAlertStatus } from "./api";
 import { SeverityBadge, StatusBadge } from "./badges";
+import { EscalationPanel } from "./EscalationPanel";
 import { type AlertDetails, type AlertStatus, STATUSES } from "./types";
 
 /** Activity notes use **bold** for names, as GitLab's system notes do. */
@@ -109,6 +110,7 @@ export default function AlertDetailsPage({ iid }: { iid: number }) {
           </dd>
         </dl>
       </section>
+      {a.escalation && <EscalationPanel escalation={a.escalation} />}
       <section aria-labelledby="payload-title">
         <h2 id="payload-title">Payload</h2>
         <CopyButton text={payload} label="Copy payload" />

@@ -22,9 +22,18 @@ export interface Alert {
   updated_at: string;
 }
 
+/** An alert's escalation (PRODUCT.md section 11): the pages of its latest trigger and the next one due. */
+export interface Escalation {
+  policy: string;
+  next_page_at: string | null;
+  pages: { users: string[]; rule: number; round: number; at: string }[];
+}
+
 export interface AlertDetails extends Alert {
   payload: unknown;
   activity: { note: string; created_at: string }[];
+  /** null when no escalation policy applied to the alert's latest trigger. */
+  escalation: Escalation | null;
 }
 
 /** The list's tabs: Open is triggered and acknowledged together, as in GitLab. */

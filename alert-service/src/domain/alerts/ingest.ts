@@ -1,4 +1,5 @@
 import { AppError, type CallContext, type Clock, invalidArgument, notFound } from "@tocsin/core";
+import type { EscalationStore, ProjectMembers } from "../paging/ports.js";
 import type { IntegrationDirectory, ProjectAccess } from "../ports.js";
 import type { IntegrationRuntime, Tier } from "../types.js";
 import { type IntakeLimiter, isRecovery, type RateLimitState } from "./intake-limit.js";
@@ -9,6 +10,16 @@ import { normalizeAlertmanager } from "./prometheus.js";
 
 export const MAX_WAIT_MS = 10_000;
 const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
+
+/** What the alert reads and the acknowledge link need of paging. */
+export interface AlertPaging {
+  escalations: EscalationStore;
+  members: ProjectMembers;
+  /** SECRET_KEY (signs and checks acknowledge links). */
+  secretKey?: string | undefined;
+  /** Length of one policy second (1000; shorter in tests). */
+  secondMs: number;
+}
 
 export interface IngestDeps {
   stores: AlertsStores;
@@ -22,6 +33,8 @@ export interface IngestDeps {
   defaultRateLimitPerMinute?: number;
   /** token_last_used_at of the integration, told of every accepted request. */
   usage?: { used(projectId: number, integrationId: number): void };
+  /** Paging (section 11): alert details show the escalation; the acknowledge link. Without it neither. */
+  paging?: AlertPaging;
 }
 
 export interface IngestRequest {

@@ -191,6 +191,8 @@ export interface StatusChangeJob {
   /** When the user asked (ISO 8601): the change's time and its activity note's key. */
   at: string;
   laneKey: string;
+  /** The activity note instead of "changed the status to …" (an acknowledge link: who, from where). */
+  note?: string;
 }
 
 /** `conflict`: another unresolved alert has the fingerprint (a reopen is refused). */

@@ -1,4 +1,5 @@
 import { AppError, type CallContext, conflict, notFound, pageOffset, toPage, unavailable } from "@tocsin/core";
+import { type EscalationView, escalationView } from "../paging/model.js";
 import { ACCESS } from "../types.js";
 import type { IngestDeps } from "./ingest.js";
 import {
@@ -52,14 +53,19 @@ async function alertOf(deps: IngestDeps, projectIdOrPath: string, iid: number, c
   return alert;
 }
 
-export async function getAlert(
-  deps: IngestDeps,
-  projectIdOrPath: string,
-  iid: number,
-  ctx: CallContext,
-): Promise<Alert & { activity: ActivityEntry[] }> {
+export async function getAlert(deps: IngestDeps, projectIdOrPath: string, iid: number, ctx: CallContext): Promise<AlertDetails> {
   const alert = await alertOf(deps, projectIdOrPath, iid, ctx);
-  return { ...alert, activity: await deps.stores.alerts.activity(alert.id) };
+  return { ...alert, activity: await deps.stores.alerts.activity(alert.id), escalation: await escalationOf(deps, alert) };
+}
+
+/** An alert with its activity and its escalation (null when no policy applied to its latest trigger). */
+export type AlertDetails = Alert & { activity: ActivityEntry[]; escalation: EscalationView | null };
+
+async function escalationOf(deps: IngestDeps, alert: Alert): Promise<EscalationView | null> {
+  const paging = deps.paging;
+  const escalation = paging && (await paging.escalations.get(alert.id));
+  if (!paging || !escalation) return null;
+  return escalationView(escalation, await paging.escalations.steps(alert.id), alert.status, paging.secondMs);
 }
 
 /**

@@ -20,8 +20,8 @@ const ALERT_EVENT_KINDS = [
 ] as const;
 export type AlertEventKind = (typeof ALERT_EVENT_KINDS)[number];
 
-/** The job that made the change: the processing job (a payload), a user's status change, auto-resolve, the incident job. */
-export type AlertEventCause = "processing" | "status-change" | "auto-resolve" | "incident";
+/** The job that made the change: the processing job (a payload), a user's status change, auto-resolve, the incident job, a page (issue 22). */
+export type AlertEventCause = "processing" | "status-change" | "auto-resolve" | "incident" | "paging";
 
 /**
  * A change of an alert that people are told about. A repeat grouped into an open alert is no

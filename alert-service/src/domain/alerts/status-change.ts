@@ -33,7 +33,7 @@ export async function statusChangeJob(deps: ProcessingDeps, job: StatusChangeJob
         throw err;
       }
     }
-    await alerts.addActivity(alert.id, noteKey(job), statusNote(job.status), at);
+    await alerts.addActivity(alert.id, noteKey(job), job.note ?? statusNote(job.status), at);
     const mine = changed || alert.updatedAt.getTime() === at.getTime();
     if (!mine) return { changed, claims: [] };
     const event = alertEvent(statusEventKind(job.status), statusChangeJobId(job), {

@@ -1,8 +1,11 @@
-import type { CallContext, Logger } from "@tocsin/core";
+import { AppError, type CallContext, type Logger } from "@tocsin/core";
+import { type AckFromPageResult, acknowledgeFromPage } from "../paging/acknowledge.js";
+import { type PagingDeps, pageRuleJob, pageStartJob } from "../paging/escalation.js";
+import type { PageRuleJob, PageStartJob } from "../paging/ports.js";
 import { autoResolveJob } from "./auto-resolve.js";
 import { incidentJob } from "./incidents.js";
 import { type IngestDeps, type IngestRequest, type IngestResult, ingest } from "./ingest.js";
-import type { ActivityEntry, Alert, AlertOutcome, AlertSettings, Incident } from "./model.js";
+import type { Alert, AlertOutcome, AlertSettings, Incident } from "./model.js";
 import type { AutoResolveJob, IncidentJob, ProcessAlertJob, QueueStats, StatusChangeJob, StatusChangeResult } from "./ports.js";
 import { type BatchResult, type ProcessingDeps, processAlertJob, processAlertJobs } from "./processing.js";
 import * as q from "./queries.js";
@@ -18,13 +21,10 @@ export interface AlertsUseCases {
     req: q.ListAlertsRequest,
     ctx: CallContext,
   ): Promise<{ alerts: Alert[]; total: number; opsgenieUrl: string | undefined }>;
-  getAlert(projectIdOrPath: string, iid: number, ctx: CallContext): Promise<Alert & { activity: ActivityEntry[] }>;
-  updateAlertStatus(
-    projectIdOrPath: string,
-    iid: number,
-    status: string,
-    ctx: CallContext,
-  ): Promise<Alert & { activity: ActivityEntry[] }>;
+  getAlert(projectIdOrPath: string, iid: number, ctx: CallContext): Promise<q.AlertDetails>;
+  updateAlertStatus(projectIdOrPath: string, iid: number, status: string, ctx: CallContext): Promise<q.AlertDetails>;
+  /** The acknowledge link of a page e-mail (no principal: the token is the credential). */
+  acknowledgeFromPage(token: string, ctx: CallContext): Promise<AckFromPageResult>;
   listIncidents(req: q.ListIncidentsRequest, ctx: CallContext): Promise<{ incidents: Incident[]; total: number }>;
   getIncident(projectIdOrPath: string, iid: number, ctx: CallContext): Promise<Incident>;
   getAlertSettings(projectIdOrPath: string, ctx: CallContext): Promise<AlertSettings>;
@@ -38,11 +38,18 @@ export interface AlertJobHandlers {
   incident(job: IncidentJob, logger: Logger): Promise<void>;
   autoResolve(job: AutoResolveJob, logger: Logger): Promise<void>;
   setStatus(job: StatusChangeJob, logger: Logger): Promise<StatusChangeResult>;
+  pageStart(job: PageStartJob, logger: Logger): Promise<void>;
+  pageRule(job: PageRuleJob, logger: Logger): Promise<void>;
 }
 
-/** The job handlers: all that processing runs (wired by createProcessing, processing-runtime.ts). */
-export function createJobHandlers(deps: ProcessingDeps): AlertJobHandlers {
+/**
+ * The job handlers: all that processing runs (wired by createProcessing, processing-runtime.ts).
+ * Without `paging` (no settings-service: unit tests), paging jobs do nothing.
+ */
+export function createJobHandlers(deps: ProcessingDeps, paging?: PagingDeps): AlertJobHandlers {
   return {
+    pageStart: async (job, logger) => (paging ? pageStartJob(paging, job, logger) : undefined),
+    pageRule: async (job, logger) => (paging ? pageRuleJob(paging, job, logger) : undefined),
     processAlert: (job, logger) => processAlertJob(deps, job, logger),
     processAlerts: (jobs, logger) => processAlertJobs(deps, jobs, logger),
     incident: (job, logger) => incidentJob(deps, job, logger),
@@ -59,6 +66,12 @@ export function createAlertsUseCases(deps: IngestDeps): AlertsUseCases {
     listAlerts: (req, ctx) => q.listAlerts(deps, req, ctx),
     getAlert: (p, iid, ctx) => q.getAlert(deps, p, iid, ctx),
     updateAlertStatus: (p, iid, status, ctx) => q.updateAlertStatus(deps, p, iid, status, ctx),
+    async acknowledgeFromPage(token, ctx) {
+      const paging = deps.paging;
+      if (!paging)
+        throw new AppError("UNAUTHENTICATED", "PAGE_TOKEN_INVALID", "401 Unauthorized - this acknowledge link is not valid");
+      return acknowledgeFromPage({ ...deps, paging }, token, ctx);
+    },
     listIncidents: (req, ctx) => q.listIncidents(deps, req, ctx),
     getIncident: (p, iid, ctx) => q.getIncident(deps, p, iid, ctx),
     getAlertSettings: (p, ctx) => q.getAlertSettings(deps, p, ctx),

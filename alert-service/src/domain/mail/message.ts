@@ -7,6 +7,8 @@ export interface MailSettings {
   from: string;
   /** EXTERNAL_URL without a trailing slash. */
   externalUrl: string;
+  /** SECRET_KEY: signs the acknowledge links of pages (without it pages carry none). */
+  secretKey?: string | undefined;
 }
 
 export interface ProjectInfo {
@@ -16,7 +18,7 @@ export interface ProjectInfo {
 }
 
 /** The host part of generated Message-IDs. */
-function messageHost(externalUrl: string): string {
+export function messageHost(externalUrl: string): string {
   return new URL(externalUrl).hostname || "localhost";
 }
 
@@ -25,15 +27,15 @@ function alertMessageId(externalUrl: string, alertId: number, transition: Transi
   return `tocsin.alert-${alertId}.${transition}.user-${userId}@${messageHost(externalUrl)}`;
 }
 
-function alertLink(externalUrl: string, fullPath: string, iid: number): string {
+export function alertLink(externalUrl: string, fullPath: string, iid: number): string {
   return `${externalUrl}/${fullPath}/-/alert_management/${iid}/details`;
 }
 
-const escapeHtml = (text: string) =>
+export const escapeHtml = (text: string) =>
   text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 
 /** The fields of section 9, in order, as label → value (empty values are left out). */
-function alertFields(alert: Alert, transition: Transition): Array<[string, string]> {
+export function alertFields(alert: Alert, transition: Transition): Array<[string, string]> {
   const fields: Array<[string, string]> = [
     ["Title", alert.title],
     ["Severity", alert.severity],
@@ -51,7 +53,7 @@ function alertFields(alert: Alert, transition: Transition): Array<[string, strin
   return fields.filter(([, value]) => value !== "");
 }
 
-function listHeaders(project: ProjectInfo, iid?: number): Record<string, string> {
+export function listHeaders(project: ProjectInfo, iid?: number): Record<string, string> {
   return {
     // RFC 2919: a phrase (the path, as PRODUCT.md asks) and a dot-atom id.
     "List-Id": `${project.fullPath} <${project.fullPath.replaceAll("/", ".")}.${project.id}.tocsin>`,

@@ -436,6 +436,28 @@ export interface Alert {
   createdAt: Date | undefined;
   updatedAt: Date | undefined;
   projectId: number;
+  /** Details only: the alert's escalation (PRODUCT.md section 11); unset when no policy paged it. */
+  escalation: Escalation | undefined;
+}
+
+/** An alert's escalation for its latest trigger. */
+export interface Escalation {
+  /** The policy's name as it was when the alert triggered. */
+  policy: string;
+  /** When the next rule is due; unset when nothing is pending (or the status stops every rule). */
+  nextPageAt: Date | undefined;
+  pages: EscalationPage[];
+}
+
+/**
+ * One page: a rule (0-based, in the policy's order) of a round (0 = the first) and whom it
+ * paged (empty when nobody was on call).
+ */
+export interface EscalationPage {
+  users: string[];
+  rule: number;
+  round: number;
+  at: Date | undefined;
 }
 
 export interface ListAlertsRequest {
@@ -479,6 +501,22 @@ export interface UpdateAlertStatusRequest {
 
 export interface UpdateAlertStatusResponse {
   alert: Alert | undefined;
+}
+
+export interface AcknowledgeAlertFromPageRequest {
+  token: string;
+}
+
+export interface AcknowledgeAlertFromPageResponse {
+  /** The project's full path and the alert's iid (for a link to it). */
+  projectPath: string;
+  alertIid: number;
+  title: string;
+  /** The alert's status after the call. */
+  status: string;
+  /** Whether this call acknowledged it. */
+  changed: boolean;
+  username: string;
 }
 
 export interface Incident {
@@ -5895,6 +5933,7 @@ function createBaseAlert(): Alert {
     createdAt: undefined,
     updatedAt: undefined,
     projectId: 0,
+    escalation: undefined,
   };
 }
 
@@ -5959,6 +5998,9 @@ export const Alert: MessageFns<Alert> = {
     }
     if (message.projectId !== 0) {
       writer.uint32(160).int64(message.projectId);
+    }
+    if (message.escalation !== undefined) {
+      Escalation.encode(message.escalation, writer.uint32(170).fork()).join();
     }
     return writer;
   },
@@ -6136,6 +6178,14 @@ export const Alert: MessageFns<Alert> = {
             message.projectId = longToNumber(reader.int64());
             continue;
           }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.escalation = Escalation.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -6212,6 +6262,7 @@ export const Alert: MessageFns<Alert> = {
         : isSet(object.project_id)
         ? globalThis.Number(object.project_id)
         : 0,
+      escalation: isSet(object.escalation) ? Escalation.fromJSON(object.escalation) : undefined,
     };
   },
 
@@ -6277,6 +6328,9 @@ export const Alert: MessageFns<Alert> = {
     if (message.projectId !== 0) {
       obj.projectId = Math.round(message.projectId);
     }
+    if (message.escalation !== undefined) {
+      obj.escalation = Escalation.toJSON(message.escalation);
+    }
     return obj;
   },
 
@@ -6305,6 +6359,231 @@ export const Alert: MessageFns<Alert> = {
     message.createdAt = object.createdAt ?? undefined;
     message.updatedAt = object.updatedAt ?? undefined;
     message.projectId = object.projectId ?? 0;
+    message.escalation = (object.escalation !== undefined && object.escalation !== null)
+      ? Escalation.fromPartial(object.escalation)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseEscalation(): Escalation {
+  return { policy: "", nextPageAt: undefined, pages: [] };
+}
+
+export const Escalation: MessageFns<Escalation> = {
+  encode(message: Escalation, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.policy !== "") {
+      writer.uint32(10).string(message.policy);
+    }
+    if (message.nextPageAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.nextPageAt), writer.uint32(18).fork()).join();
+    }
+    for (const v of message.pages) {
+      EscalationPage.encode(v!, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Escalation {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEscalation();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.policy = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.pages.push(EscalationPage.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Escalation {
+    return {
+      policy: isSet(object.policy) ? globalThis.String(object.policy) : "",
+      nextPageAt: isSet(object.nextPageAt)
+        ? fromJsonTimestamp(object.nextPageAt)
+        : isSet(object.next_page_at)
+        ? fromJsonTimestamp(object.next_page_at)
+        : undefined,
+      pages: globalThis.Array.isArray(object?.pages) ? object.pages.map((e: any) => EscalationPage.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: Escalation): unknown {
+    const obj: any = {};
+    if (message.policy !== "") {
+      obj.policy = message.policy;
+    }
+    if (message.nextPageAt !== undefined) {
+      obj.nextPageAt = message.nextPageAt.toISOString();
+    }
+    if (message.pages?.length) {
+      obj.pages = message.pages.map((e) => EscalationPage.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<Escalation>): Escalation {
+    return Escalation.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<Escalation>): Escalation {
+    const message = createBaseEscalation();
+    message.policy = object.policy ?? "";
+    message.nextPageAt = object.nextPageAt ?? undefined;
+    message.pages = object.pages?.map((e) => EscalationPage.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseEscalationPage(): EscalationPage {
+  return { users: [], rule: 0, round: 0, at: undefined };
+}
+
+export const EscalationPage: MessageFns<EscalationPage> = {
+  encode(message: EscalationPage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.users) {
+      writer.uint32(10).string(v!);
+    }
+    if (message.rule !== 0) {
+      writer.uint32(16).int32(message.rule);
+    }
+    if (message.round !== 0) {
+      writer.uint32(24).int32(message.round);
+    }
+    if (message.at !== undefined) {
+      Timestamp.encode(toTimestamp(message.at), writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EscalationPage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEscalationPage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.users.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.rule = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.round = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.at = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EscalationPage {
+    return {
+      users: globalThis.Array.isArray(object?.users) ? object.users.map((e: any) => globalThis.String(e)) : [],
+      rule: isSet(object.rule) ? globalThis.Number(object.rule) : 0,
+      round: isSet(object.round) ? globalThis.Number(object.round) : 0,
+      at: isSet(object.at) ? fromJsonTimestamp(object.at) : undefined,
+    };
+  },
+
+  toJSON(message: EscalationPage): unknown {
+    const obj: any = {};
+    if (message.users?.length) {
+      obj.users = message.users;
+    }
+    if (message.rule !== 0) {
+      obj.rule = Math.round(message.rule);
+    }
+    if (message.round !== 0) {
+      obj.round = Math.round(message.round);
+    }
+    if (message.at !== undefined) {
+      obj.at = message.at.toISOString();
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<EscalationPage>): EscalationPage {
+    return EscalationPage.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EscalationPage>): EscalationPage {
+    const message = createBaseEscalationPage();
+    message.users = object.users?.map((e) => e) || [];
+    message.rule = object.rule ?? 0;
+    message.round = object.round ?? 0;
+    message.at = object.at ?? undefined;
     return message;
   },
 };
@@ -6923,6 +7202,230 @@ export const UpdateAlertStatusResponse: MessageFns<UpdateAlertStatusResponse> = 
   fromPartial(object: DeepPartial<UpdateAlertStatusResponse>): UpdateAlertStatusResponse {
     const message = createBaseUpdateAlertStatusResponse();
     message.alert = (object.alert !== undefined && object.alert !== null) ? Alert.fromPartial(object.alert) : undefined;
+    return message;
+  },
+};
+
+function createBaseAcknowledgeAlertFromPageRequest(): AcknowledgeAlertFromPageRequest {
+  return { token: "" };
+}
+
+export const AcknowledgeAlertFromPageRequest: MessageFns<AcknowledgeAlertFromPageRequest> = {
+  encode(message: AcknowledgeAlertFromPageRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AcknowledgeAlertFromPageRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAcknowledgeAlertFromPageRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AcknowledgeAlertFromPageRequest {
+    return { token: isSet(object.token) ? globalThis.String(object.token) : "" };
+  },
+
+  toJSON(message: AcknowledgeAlertFromPageRequest): unknown {
+    const obj: any = {};
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<AcknowledgeAlertFromPageRequest>): AcknowledgeAlertFromPageRequest {
+    return AcknowledgeAlertFromPageRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AcknowledgeAlertFromPageRequest>): AcknowledgeAlertFromPageRequest {
+    const message = createBaseAcknowledgeAlertFromPageRequest();
+    message.token = object.token ?? "";
+    return message;
+  },
+};
+
+function createBaseAcknowledgeAlertFromPageResponse(): AcknowledgeAlertFromPageResponse {
+  return { projectPath: "", alertIid: 0, title: "", status: "", changed: false, username: "" };
+}
+
+export const AcknowledgeAlertFromPageResponse: MessageFns<AcknowledgeAlertFromPageResponse> = {
+  encode(message: AcknowledgeAlertFromPageResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.projectPath !== "") {
+      writer.uint32(10).string(message.projectPath);
+    }
+    if (message.alertIid !== 0) {
+      writer.uint32(16).int64(message.alertIid);
+    }
+    if (message.title !== "") {
+      writer.uint32(26).string(message.title);
+    }
+    if (message.status !== "") {
+      writer.uint32(34).string(message.status);
+    }
+    if (message.changed !== false) {
+      writer.uint32(40).bool(message.changed);
+    }
+    if (message.username !== "") {
+      writer.uint32(50).string(message.username);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AcknowledgeAlertFromPageResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAcknowledgeAlertFromPageResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.projectPath = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.alertIid = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.changed = reader.bool();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.username = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AcknowledgeAlertFromPageResponse {
+    return {
+      projectPath: isSet(object.projectPath)
+        ? globalThis.String(object.projectPath)
+        : isSet(object.project_path)
+        ? globalThis.String(object.project_path)
+        : "",
+      alertIid: isSet(object.alertIid)
+        ? globalThis.Number(object.alertIid)
+        : isSet(object.alert_iid)
+        ? globalThis.Number(object.alert_iid)
+        : 0,
+      title: isSet(object.title) ? globalThis.String(object.title) : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      changed: isSet(object.changed) ? globalThis.Boolean(object.changed) : false,
+      username: isSet(object.username) ? globalThis.String(object.username) : "",
+    };
+  },
+
+  toJSON(message: AcknowledgeAlertFromPageResponse): unknown {
+    const obj: any = {};
+    if (message.projectPath !== "") {
+      obj.projectPath = message.projectPath;
+    }
+    if (message.alertIid !== 0) {
+      obj.alertIid = Math.round(message.alertIid);
+    }
+    if (message.title !== "") {
+      obj.title = message.title;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.changed !== false) {
+      obj.changed = message.changed;
+    }
+    if (message.username !== "") {
+      obj.username = message.username;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<AcknowledgeAlertFromPageResponse>): AcknowledgeAlertFromPageResponse {
+    return AcknowledgeAlertFromPageResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AcknowledgeAlertFromPageResponse>): AcknowledgeAlertFromPageResponse {
+    const message = createBaseAcknowledgeAlertFromPageResponse();
+    message.projectPath = object.projectPath ?? "";
+    message.alertIid = object.alertIid ?? 0;
+    message.title = object.title ?? "";
+    message.status = object.status ?? "";
+    message.changed = object.changed ?? false;
+    message.username = object.username ?? "";
     return message;
   },
 };
@@ -7773,6 +8276,26 @@ export const AlertServiceService = {
       Buffer.from(UpdateAlertStatusResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): UpdateAlertStatusResponse => UpdateAlertStatusResponse.decode(value),
   },
+  /**
+   * The acknowledge link of a page e-mail (PRODUCT.md section 11), without a principal: the token
+   * is the credential. Acknowledges a triggered alert (a resolved, ignored or acknowledged alert
+   * stays as it is: idempotent). UNAUTHENTICATED (PAGE_TOKEN_INVALID) for a tampered token;
+   * FAILED_PRECONDITION with PAGE_TOKEN_EXPIRED (older than 24 h) or PAGE_TOKEN_REVOKED (its user
+   * is blocked or no longer a member), which the gateway answers 410.
+   */
+  acknowledgeAlertFromPage: {
+    path: "/alert.v1.AlertService/AcknowledgeAlertFromPage" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AcknowledgeAlertFromPageRequest): Buffer =>
+      Buffer.from(AcknowledgeAlertFromPageRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AcknowledgeAlertFromPageRequest =>
+      AcknowledgeAlertFromPageRequest.decode(value),
+    responseSerialize: (value: AcknowledgeAlertFromPageResponse): Buffer =>
+      Buffer.from(AcknowledgeAlertFromPageResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AcknowledgeAlertFromPageResponse =>
+      AcknowledgeAlertFromPageResponse.decode(value),
+  },
   listIncidents: {
     path: "/alert.v1.AlertService/ListIncidents" as const,
     requestStream: false as const,
@@ -7859,6 +8382,14 @@ export interface AlertServiceServer extends UntypedServiceImplementation {
    * fingerprint is ABORTED (reason OPEN_ALERT_EXISTS).
    */
   updateAlertStatus: handleUnaryCall<UpdateAlertStatusRequest, UpdateAlertStatusResponse>;
+  /**
+   * The acknowledge link of a page e-mail (PRODUCT.md section 11), without a principal: the token
+   * is the credential. Acknowledges a triggered alert (a resolved, ignored or acknowledged alert
+   * stays as it is: idempotent). UNAUTHENTICATED (PAGE_TOKEN_INVALID) for a tampered token;
+   * FAILED_PRECONDITION with PAGE_TOKEN_EXPIRED (older than 24 h) or PAGE_TOKEN_REVOKED (its user
+   * is blocked or no longer a member), which the gateway answers 410.
+   */
+  acknowledgeAlertFromPage: handleUnaryCall<AcknowledgeAlertFromPageRequest, AcknowledgeAlertFromPageResponse>;
   listIncidents: handleUnaryCall<ListIncidentsRequest, ListIncidentsResponse>;
   getIncident: handleUnaryCall<GetIncidentRequest, GetIncidentResponse>;
 }
@@ -8220,6 +8751,28 @@ export interface AlertServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: UpdateAlertStatusResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The acknowledge link of a page e-mail (PRODUCT.md section 11), without a principal: the token
+   * is the credential. Acknowledges a triggered alert (a resolved, ignored or acknowledged alert
+   * stays as it is: idempotent). UNAUTHENTICATED (PAGE_TOKEN_INVALID) for a tampered token;
+   * FAILED_PRECONDITION with PAGE_TOKEN_EXPIRED (older than 24 h) or PAGE_TOKEN_REVOKED (its user
+   * is blocked or no longer a member), which the gateway answers 410.
+   */
+  acknowledgeAlertFromPage(
+    request: AcknowledgeAlertFromPageRequest,
+    callback: (error: ServiceError | null, response: AcknowledgeAlertFromPageResponse) => void,
+  ): ClientUnaryCall;
+  acknowledgeAlertFromPage(
+    request: AcknowledgeAlertFromPageRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AcknowledgeAlertFromPageResponse) => void,
+  ): ClientUnaryCall;
+  acknowledgeAlertFromPage(
+    request: AcknowledgeAlertFromPageRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AcknowledgeAlertFromPageResponse) => void,
   ): ClientUnaryCall;
   listIncidents(
     request: ListIncidentsRequest,
