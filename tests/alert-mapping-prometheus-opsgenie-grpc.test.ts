@@ -185,7 +185,18 @@ describe("custom mapping, Prometheus and Opsgenie over gRPC", () => {
       reason: "OPSGENIE_ACTIVE",
     });
     const alerts = await alert.listAlerts(
-      { ...ref(), status: "", search: "", orderBy: "created_at", sort: "desc", page: 1, perPage: 20 },
+      {
+        ...ref(),
+        status: "",
+        search: "",
+        severity: "",
+        monitoringTool: "",
+        service: "",
+        orderBy: "created_at",
+        sort: "desc",
+        page: 1,
+        perPage: 20,
+      },
       asDeveloper,
     );
     expect(alerts.opsgenieUrl).toBe("https://o.example/alert/list");

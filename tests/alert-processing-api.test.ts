@@ -74,7 +74,18 @@ describe("alert use-cases over real gRPC (SQLite, local queue)", () => {
     expect(r.processed).toBe(true);
     expect(r.fingerprints).toEqual([""]);
     const list = await client.listAlerts(
-      { projectIdOrPath: String(p), status: "", search: "cpu", orderBy: "", sort: "", page: 0, perPage: 0 },
+      {
+        projectIdOrPath: String(p),
+        status: "",
+        search: "cpu",
+        severity: "",
+        monitoringTool: "",
+        service: "",
+        orderBy: "",
+        sort: "",
+        page: 0,
+        perPage: 0,
+      },
       ctx(),
     );
     expect(list.total).toBe(1);
@@ -99,7 +110,18 @@ describe("alert use-cases over real gRPC (SQLite, local queue)", () => {
     expect(
       (
         await client.listAlerts(
-          { projectIdOrPath: String(p), status: "", search: "", orderBy: "", sort: "", page: 1, perPage: 20 },
+          {
+            projectIdOrPath: String(p),
+            status: "",
+            search: "",
+            severity: "",
+            monitoringTool: "",
+            service: "",
+            orderBy: "",
+            sort: "",
+            page: 1,
+            perPage: 20,
+          },
           ctx(),
         )
       ).opsgenieUrl,
@@ -154,13 +176,35 @@ describe("alert use-cases over real gRPC (SQLite, local queue)", () => {
     expect(
       await failure(
         client.listAlerts(
-          { projectIdOrPath: String(p), status: "bogus", search: "", orderBy: "", sort: "", page: 1, perPage: 20 },
+          {
+            projectIdOrPath: String(p),
+            status: "bogus",
+            search: "",
+            severity: "",
+            monitoringTool: "",
+            service: "",
+            orderBy: "",
+            sort: "",
+            page: 1,
+            perPage: 20,
+          },
           ctx(),
         ),
       ),
     ).toMatchObject({ reason: "PARAM_VALUE_INVALID" });
     const ignored = await client.listAlerts(
-      { projectIdOrPath: String(p), status: "ignored", search: "", orderBy: "iid", sort: "asc", page: 1, perPage: 20 },
+      {
+        projectIdOrPath: String(p),
+        status: "ignored",
+        search: "",
+        severity: "",
+        monitoringTool: "",
+        service: "",
+        orderBy: "iid",
+        sort: "asc",
+        page: 1,
+        perPage: 20,
+      },
       ctx(),
     );
     expect(ignored.alerts.map((a) => a.iid)).toEqual([2]);
@@ -170,7 +214,18 @@ describe("alert use-cases over real gRPC (SQLite, local queue)", () => {
     const p = h.world.project("free", 30);
     const i = h.world.integration(p);
     await client.listAlerts(
-      { projectIdOrPath: String(p), status: "", search: "", orderBy: "", sort: "", page: 1, perPage: 20 },
+      {
+        projectIdOrPath: String(p),
+        status: "",
+        search: "",
+        severity: "",
+        monitoringTool: "",
+        service: "",
+        orderBy: "",
+        sort: "",
+        page: 1,
+        perPage: 20,
+      },
       ctx(),
     );
     expect(await failure(client.getAlertSettings({ projectIdOrPath: String(p) }, ctx()))).toMatchObject({
@@ -185,7 +240,18 @@ describe("alert use-cases over real gRPC (SQLite, local queue)", () => {
     expect(
       await failure(
         client.listAlerts(
-          { projectIdOrPath: String(reporter), status: "", search: "", orderBy: "", sort: "", page: 1, perPage: 20 },
+          {
+            projectIdOrPath: String(reporter),
+            status: "",
+            search: "",
+            severity: "",
+            monitoringTool: "",
+            service: "",
+            orderBy: "",
+            sort: "",
+            page: 1,
+            perPage: 20,
+          },
           ctx(),
         ),
       ),
@@ -228,7 +294,18 @@ describe("alert use-cases over real gRPC (SQLite, local queue)", () => {
     expect(
       (
         await client.listAlerts(
-          { projectIdOrPath: String(p), status: "", search: "", orderBy: "", sort: "", page: 1, perPage: 20 },
+          {
+            projectIdOrPath: String(p),
+            status: "",
+            search: "",
+            severity: "",
+            monitoringTool: "",
+            service: "",
+            orderBy: "",
+            sort: "",
+            page: 1,
+            perPage: 20,
+          },
           ctx(),
         )
       ).total,

@@ -7,6 +7,9 @@ import type { AuthClient } from "./auth-client.js";
 /** How long `byId` answers are reused (the ingest hot path asks for every alert). */
 const PROJECT_CACHE_TTL_MS = 5_000;
 const MAX_CACHED = 10_000;
+/** `visible` reads auth-service's project list a page of this size at a time, at most MAX_VISIBLE. */
+const LIST_PAGE = 100;
+const MAX_VISIBLE = 5_000;
 
 function tierOf(plan: authV1.Plan): Tier {
   if (plan === authV1.Plan.PLAN_ULTIMATE) return "ultimate";
@@ -43,6 +46,15 @@ export function createProjectAccess(auth: AuthClient, clock: Clock = systemClock
       if (cache.size >= MAX_CACHED) cache.clear();
       cache.set(projectId, { ref, expiresAt: now + PROJECT_CACHE_TTL_MS });
       return ref;
+    },
+    async visible(filter, ctx) {
+      const out: Array<ProjectRef & { name: string }> = [];
+      for (let page = 1; out.length < MAX_VISIBLE; page++) {
+        const { projects, total } = await auth.listProjects({ ...filter, page: { page, perPage: LIST_PAGE } }, ctx);
+        for (const p of projects) out.push({ ...toRef(p, ctx.principal ? p.accessLevel : ACCESS.owner), name: p.name });
+        if (projects.length < LIST_PAGE || out.length >= total) break;
+      }
+      return out;
     },
   };
 }

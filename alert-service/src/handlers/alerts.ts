@@ -5,6 +5,7 @@ import type { ActivityEntry, Alert, AlertSettings, Incident } from "../domain/al
 import type { DryRun } from "../domain/alerts/test-alert.js";
 import type { AlertsUseCases } from "../domain/alerts/use-cases.js";
 import { ingestStreamHandler, toIngestResponse } from "./ingest-stream.js";
+import { overviewHandlers } from "./overview.js";
 
 type Def = typeof alertV1.AlertServiceService;
 const NAMES = [
@@ -19,6 +20,8 @@ const NAMES = [
   "getIncident",
   "getAlertSettings",
   "updateAlertSettings",
+  "getAlertOverview",
+  "listOpenAlertCounts",
 ] as const;
 export type AlertHandlers = Pick<ServiceHandlers<Def>, (typeof NAMES)[number]>;
 
@@ -76,6 +79,7 @@ function toDryRun(d: DryRun): alertV1.DryRunResult {
 /** Thin gRPC handlers over the alert use-cases. */
 export function alertHandlers(useCases: AlertsUseCases, tracing?: Tracing): AlertHandlers {
   return {
+    ...overviewHandlers(useCases),
     ingestAlerts: ingestStreamHandler(useCases, tracing),
     async ingestAlert(req, ctx) {
       const r = await useCases.ingest(
