@@ -156,17 +156,22 @@ describe("project overview and open alerts by project", () => {
       project_id: apiProject.id,
       name: "api",
       path_with_namespace: "ops/api",
+      tier: "premium",
+      access_level: 40,
       open_alerts: { triggered: { ...zero, critical: 1 }, acknowledged: zero },
     });
     const page = await as(maintainer).get("/api/v4/alert_management/open_alerts_by_project?per_page=2&page=2");
     expect(page.headers.get("x-total")).toBe("3");
     expect(page.body.map((p: { name: string }) => p.name)).toEqual(["quiet"]);
     expect((await as(maintainer).get("/api/v4/alert_management/open_alerts_by_project?search=we")).body).toHaveLength(1);
-    // A Developer sees the projects where alerts are theirs to read; a Reporter none.
-    expect(
-      (await as(developer).get("/api/v4/alert_management/open_alerts_by_project")).body.map((p: { name: string }) => p.name),
-    ).toEqual(["web"]);
-    expect((await as(reporter).get("/api/v4/alert_management/open_alerts_by_project")).body).toEqual([]);
+    // Below Developer a project is listed without counts (alerts are Developer+).
+    const dev = (await as(developer).get("/api/v4/alert_management/open_alerts_by_project")).body;
+    expect(dev.map((p: { name: string; access_level: number }) => [p.name, p.access_level])).toEqual([["web", 30]]);
+    expect(dev[0].open_alerts.triggered.medium).toBe(1);
+    const rep = (await as(reporter).get("/api/v4/alert_management/open_alerts_by_project")).body;
+    expect(rep).toEqual([
+      { project_id: web.id, name: "web", path_with_namespace: "ops/web", tier: "premium", access_level: 20, open_alerts: null },
+    ]);
   });
 
   it("filters the alerts list by severity, service and monitoring tool", async () => {

@@ -42,5 +42,12 @@ export function toOverviewJson(o: alertV1.GetAlertOverviewResponse) {
 
 /** One project of `GET /alert_management/open_alerts_by_project`. */
 export function toProjectOpenAlertsJson(p: alertV1.ProjectOpenAlerts) {
-  return { project_id: p.projectId, name: p.name, path_with_namespace: p.pathWithNamespace, open_alerts: toOpenJson(p.open) };
+  return {
+    project_id: p.projectId,
+    name: p.name,
+    path_with_namespace: p.pathWithNamespace,
+    tier: p.tier,
+    access_level: p.accessLevel,
+    open_alerts: p.open ? toOpenJson(p.open) : null,
+  };
 }

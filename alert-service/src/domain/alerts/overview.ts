@@ -1,5 +1,5 @@
 import type { CallContext } from "@tocsin/core";
-import { ACCESS } from "../types.js";
+import { ACCESS, type Tier } from "../types.js";
 import type { IngestDeps } from "./ingest.js";
 import { SEVERITIES, type Severity } from "./model.js";
 import {
@@ -104,14 +104,17 @@ export interface ProjectOpenAlerts {
   projectId: number;
   name: string;
   fullPath: string;
-  open: OpenAlerts;
+  tier: Tier;
+  accessLevel: number;
+  /** Undefined below Developer (alerts are Developer+). */
+  open: OpenAlerts | undefined;
 }
 
 /** Burning first: most triggered alerts of each severity from critical down, then acknowledged likewise, then by path. */
 function burningFirst(a: ProjectOpenAlerts, b: ProjectOpenAlerts): number {
   for (const status of ["triggered", "acknowledged"] as const) {
     for (const s of SEVERITIES) {
-      const d = b.open[status][s] - a.open[status][s];
+      const d = (b.open?.[status][s] ?? 0) - (a.open?.[status][s] ?? 0);
       if (d !== 0) return d;
     }
   }
@@ -119,8 +122,8 @@ function burningFirst(a: ProjectOpenAlerts, b: ProjectOpenAlerts): number {
 }
 
 /**
- * Open alerts by severity of every project the caller sees with Developer+ (alerts are
- * Developer+), burning projects first; one store query for all of them.
+ * Every project the caller sees, with its open alerts by severity where the caller is Developer+
+ * (alerts are Developer+), burning projects first; one store call for all of them.
  */
 export async function openAlertsByProject(
   deps: IngestDeps,
@@ -128,11 +131,19 @@ export async function openAlertsByProject(
   ctx: CallContext,
 ): Promise<ProjectOpenAlerts[]> {
   if (!deps.projects.visible) throw new Error("the project directory cannot list projects");
-  const projects = (await deps.projects.visible(filter, ctx)).filter((p) => p.accessLevel >= ACCESS.developer);
-  const counts = await deps.stores.overview.openCounts(projects.map((p) => p.id));
+  const projects = await deps.projects.visible(filter, ctx);
+  const readable = (p: { accessLevel: number }) => p.accessLevel >= ACCESS.developer;
+  const counts = await deps.stores.overview.openCounts(projects.filter(readable).map((p) => p.id));
   const byProject = new Map<number, OpenCount[]>();
   for (const c of counts) byProject.set(c.projectId, [...(byProject.get(c.projectId) ?? []), c]);
   return projects
-    .map((p) => ({ projectId: p.id, name: p.name, fullPath: p.fullPath, open: toOpenAlerts(byProject.get(p.id) ?? []) }))
+    .map((p) => ({
+      projectId: p.id,
+      name: p.name,
+      fullPath: p.fullPath,
+      tier: p.tier,
+      accessLevel: p.accessLevel,
+      open: readable(p) ? toOpenAlerts(byProject.get(p.id) ?? []) : undefined,
+    }))
     .sort(burningFirst);
 }

@@ -591,7 +591,14 @@ export interface ProjectOpenAlerts {
   projectId: number;
   name: string;
   pathWithNamespace: string;
-  open: OpenAlertCounts | undefined;
+  /** Absent when the caller is below Developer in the project (alerts are Developer+). */
+  open:
+    | OpenAlertCounts
+    | undefined;
+  /** The caller's effective access level (GitLab's numbers: 10 guest … 50 owner). */
+  accessLevel: number;
+  /** `free`, `premium` or `ultimate`. */
+  tier: string;
 }
 
 export interface ListOpenAlertCountsResponse {
@@ -8575,7 +8582,7 @@ export const ListOpenAlertCountsRequest: MessageFns<ListOpenAlertCountsRequest> 
 };
 
 function createBaseProjectOpenAlerts(): ProjectOpenAlerts {
-  return { projectId: 0, name: "", pathWithNamespace: "", open: undefined };
+  return { projectId: 0, name: "", pathWithNamespace: "", open: undefined, accessLevel: 0, tier: "" };
 }
 
 export const ProjectOpenAlerts: MessageFns<ProjectOpenAlerts> = {
@@ -8591,6 +8598,12 @@ export const ProjectOpenAlerts: MessageFns<ProjectOpenAlerts> = {
     }
     if (message.open !== undefined) {
       OpenAlertCounts.encode(message.open, writer.uint32(34).fork()).join();
+    }
+    if (message.accessLevel !== 0) {
+      writer.uint32(40).int32(message.accessLevel);
+    }
+    if (message.tier !== "") {
+      writer.uint32(50).string(message.tier);
     }
     return writer;
   },
@@ -8640,6 +8653,22 @@ export const ProjectOpenAlerts: MessageFns<ProjectOpenAlerts> = {
             message.open = OpenAlertCounts.decode(reader, reader.uint32());
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.accessLevel = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.tier = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -8666,6 +8695,12 @@ export const ProjectOpenAlerts: MessageFns<ProjectOpenAlerts> = {
         ? globalThis.String(object.path_with_namespace)
         : "",
       open: isSet(object.open) ? OpenAlertCounts.fromJSON(object.open) : undefined,
+      accessLevel: isSet(object.accessLevel)
+        ? globalThis.Number(object.accessLevel)
+        : isSet(object.access_level)
+        ? globalThis.Number(object.access_level)
+        : 0,
+      tier: isSet(object.tier) ? globalThis.String(object.tier) : "",
     };
   },
 
@@ -8683,6 +8718,12 @@ export const ProjectOpenAlerts: MessageFns<ProjectOpenAlerts> = {
     if (message.open !== undefined) {
       obj.open = OpenAlertCounts.toJSON(message.open);
     }
+    if (message.accessLevel !== 0) {
+      obj.accessLevel = Math.round(message.accessLevel);
+    }
+    if (message.tier !== "") {
+      obj.tier = message.tier;
+    }
     return obj;
   },
 
@@ -8697,6 +8738,8 @@ export const ProjectOpenAlerts: MessageFns<ProjectOpenAlerts> = {
     message.open = (object.open !== undefined && object.open !== null)
       ? OpenAlertCounts.fromPartial(object.open)
       : undefined;
+    message.accessLevel = object.accessLevel ?? 0;
+    message.tier = object.tier ?? "";
     return message;
   },
 };
@@ -9104,8 +9147,8 @@ export const AlertServiceService = {
     responseDeserialize: (value: Buffer): GetAlertOverviewResponse => GetAlertOverviewResponse.decode(value),
   },
   /**
-   * Open alerts (triggered, acknowledged) by severity of every project the caller can see and
-   * reads alerts of (Developer+), burning projects first: one call for the dashboard.
+   * Every project the caller can see with its open alerts (triggered, acknowledged) by severity
+   * where the caller reads alerts (Developer+), burning projects first: one call for the dashboard.
    */
   listOpenAlertCounts: {
     path: "/alert.v1.AlertService/ListOpenAlertCounts" as const,
@@ -9195,8 +9238,8 @@ export interface AlertServiceServer extends UntypedServiceImplementation {
    */
   getAlertOverview: handleUnaryCall<GetAlertOverviewRequest, GetAlertOverviewResponse>;
   /**
-   * Open alerts (triggered, acknowledged) by severity of every project the caller can see and
-   * reads alerts of (Developer+), burning projects first: one call for the dashboard.
+   * Every project the caller can see with its open alerts (triggered, acknowledged) by severity
+   * where the caller reads alerts (Developer+), burning projects first: one call for the dashboard.
    */
   listOpenAlertCounts: handleUnaryCall<ListOpenAlertCountsRequest, ListOpenAlertCountsResponse>;
 }
@@ -9611,8 +9654,8 @@ export interface AlertServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetAlertOverviewResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Open alerts (triggered, acknowledged) by severity of every project the caller can see and
-   * reads alerts of (Developer+), burning projects first: one call for the dashboard.
+   * Every project the caller can see with its open alerts (triggered, acknowledged) by severity
+   * where the caller reads alerts (Developer+), burning projects first: one call for the dashboard.
    */
   listOpenAlertCounts(
     request: ListOpenAlertCountsRequest,
