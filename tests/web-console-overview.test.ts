@@ -166,4 +166,41 @@ describe.skipIf(chromiumMissing || !webBuilt)("web console: the overview pages",
     expect(await seriousA11yViolations(page)).toEqual([]);
     expect(problems).toEqual([]);
   }, 90_000);
+
+  it("Configure details shows and edits the protection fields: rate limit, auto-resolve, key rotation grace, signing secret", async () => {
+    const { page, problems } = tab;
+    const admin = api(system.url, system.adminToken);
+    const base = "/api/v4/projects/shop%2Fstore/alert_management";
+    const [load] = (await admin.get(`${base}/integrations`)).body as Array<{ id: number }>;
+    const read = async () => (await admin.get(`${base}/http_integrations/${load?.id}`)).body;
+    await page.goto("/shop/store/-/settings/operations");
+    await page.getByRole("button", { name: "Edit Load" }).click();
+    await page.getByRole("tab", { name: "Configure details" }).click();
+
+    await page.getByLabel("Rate limit (requests per minute; 0 = unlimited)").fill("120");
+    await page.getByLabel("Auto-resolve after minutes without new events (empty = never)").fill("30");
+    await page.getByRole("button", { name: "Save integration" }).click();
+    await expect
+      .poll(async () => [(await read()).rate_limit_per_minute, (await read()).auto_resolve_minutes], POLL)
+      .toEqual([120, 30]);
+    await expect.poll(() => page.getByLabel("Rate limit (requests per minute; 0 = unlimited)").inputValue(), POLL).toBe("120");
+
+    // Rotation with a grace period: the old key keeps working for it.
+    await page.getByLabel("Grace period for the old key (seconds)").fill("600");
+    await page.getByRole("button", { name: "Rotate key" }).click();
+    await page.getByText(/^works until/).waitFor();
+    expect((await read()).previous_token_expires_at).not.toBeNull();
+
+    // Signing secret: created (shown once), rotated, removed behind a confirmation.
+    await page.getByRole("button", { name: "Create signing secret" }).click();
+    await page.getByText("Signing secret (shown once; copy it now):").waitFor();
+    await page.getByRole("button", { name: "Rotate signing secret" }).waitFor();
+    expect((await read()).signing_enabled).toBe(true);
+    await checkPage(tab, "configure-details-protection");
+    await page.getByRole("button", { name: "Remove signing secret" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Remove signing secret" }).click();
+    await page.getByRole("button", { name: "Create signing secret" }).waitFor();
+    expect((await read()).signing_enabled).toBe(false);
+    expect(problems).toEqual([]);
+  }, 60_000);
 });
