@@ -1,3 +1,4 @@
+import { useEffect } from "react";
 import { useCurrentProject } from "../projects/context";
 import { ErrorMessage } from "../ui/ErrorMessage";
 import { Loading } from "../ui/Loading";
@@ -5,12 +6,15 @@ import { useOverview } from "./api";
 import { NoisiestTables } from "./NoisiestTables";
 import { OpenAlertsTable } from "./OpenAlertsTable";
 import { ResponseTimesList } from "./ResponseTimesList";
+import { preloadChart } from "./StartedChart";
 import { StartedFigure } from "./StartedFigure";
 
 /** The project's alerts at a glance (Developer+): one API call. */
 export function ProjectAlertsOverview() {
   const { fullPath } = useCurrentProject();
   const overview = useOverview(fullPath);
+  // The chart code loads while the numbers do.
+  useEffect(() => void preloadChart(), []);
   if (overview.isPending) return <Loading label="Loading the alerts overview" />;
   if (overview.isError) return <ErrorMessage error={overview.error} />;
   const o = overview.data;

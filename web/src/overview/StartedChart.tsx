@@ -1,22 +1,12 @@
 import { useEffect, useRef, useState } from "react";
-import uPlot from "uplot";
-import "uplot/dist/uPlot.min.css";
-import { SEVERITIES } from "../alerts/types";
-import { bucketLabel } from "./format";
 import type { StartedBucket } from "./types";
 
-const HEIGHT = 220;
-
-/** The page's colours (light or dark), read from the CSS variables of styles.css. */
-function palette() {
-  const css = getComputedStyle(document.documentElement);
-  const v = (name: string) => css.getPropertyValue(name).trim();
-  return {
-    text: v("--muted"),
-    grid: v("--border"),
-    severity: Object.fromEntries(SEVERITIES.map((s) => [s, v(`--sev-${s}`)])) as Record<string, string>,
-  };
-}
+let drawModule: Promise<typeof import("./started-chart-draw")> | undefined;
+/** Starts loading the chart code (uPlot, its own chunk) once, e.g. while the overview's data loads. */
+export const preloadChart = () => {
+  drawModule ??= import("./started-chart-draw");
+  return drawModule;
+};
 
 /** Re-renders when the colour scheme changes (the chart is drawn on a canvas with fixed colours). */
 function useColorScheme(): string {
@@ -30,20 +20,19 @@ function useColorScheme(): string {
   return scheme;
 }
 
-/**
- * Alerts started per bucket, stacked by severity (critical at the bottom), drawn by uPlot on a
- * canvas. uPlot does not stack: each severity's bar reaches the sum of the severities below it and
- * itself, and the tallest is drawn first so that each shorter one stays visible in front.
- * Decorative for assistive technology: the figure around it has the summary and the table.
- */
-export default function StartedChart(props: Props) {
-  // A new chart, with the new colours, when the scheme changes.
-  return <Chart key={useColorScheme()} {...props} />;
-}
-
 interface Props {
   buckets: StartedBucket[];
   unit: "hour" | "day";
+}
+
+/**
+ * Alerts started per bucket, stacked by severity. Decorative for assistive technology: the figure
+ * around it has the summary and the table. The chart code is imported in an effect, not through
+ * React.lazy: a suspended boundary is revealed up to 300 ms late (React's fallback throttling).
+ */
+export function StartedChart(props: Props) {
+  // A new chart, with the new colours, when the scheme changes.
+  return <Chart key={useColorScheme()} {...props} />;
 }
 
 function Chart({ buckets, unit }: Props) {
@@ -51,49 +40,14 @@ function Chart({ buckets, unit }: Props) {
   useEffect(() => {
     const el = box.current;
     if (!el) return;
-    const colors = palette();
-    const xs = buckets.map((b) => Date.parse(b.start) / 1000);
-    const step = unit === "hour" ? 3600 : 86_400;
-    const stacked = SEVERITIES.map((_, i) => buckets.map((b) => SEVERITIES.slice(0, i + 1).reduce((n, s) => n + b.counts[s], 0)));
-    const order = [...SEVERITIES.keys()].reverse();
-    const bars = uPlot.paths.bars?.({ size: [0.75, 48] });
-    const plot = new uPlot(
-      {
-        width: el.clientWidth || 600,
-        height: HEIGHT,
-        legend: { show: false },
-        cursor: { show: false },
-        scales: {
-          x: { time: false, range: () => [(xs[0] ?? 0) - step / 2, (xs[xs.length - 1] ?? 0) + step / 2] },
-          y: { range: (_u, _min, max) => [0, Math.max(4, Math.ceil(max * 1.1))] },
-        },
-        axes: [
-          {
-            stroke: colors.text,
-            grid: { show: false },
-            ticks: { stroke: colors.grid },
-            values: (_u, splits) => splits.map((s) => bucketLabel(new Date(s * 1000).toISOString(), unit)),
-            incrs: [step, step * 2, step * 3, step * 4, step * 6, step * 7],
-          },
-          { stroke: colors.text, grid: { stroke: colors.grid, width: 1 }, ticks: { stroke: colors.grid } },
-        ],
-        series: [
-          {},
-          ...order.map((i) => {
-            const severity = SEVERITIES[i] ?? "unknown";
-            const color = colors.severity[severity] ?? colors.text;
-            return { label: severity, fill: color, stroke: color, width: 0, paths: bars, points: { show: false } };
-          }),
-        ],
-      },
-      [xs, ...order.map((i) => stacked[i] ?? [])],
-      el,
-    );
-    const resize = new ResizeObserver(() => plot.setSize({ width: el.clientWidth || 600, height: HEIGHT }));
-    resize.observe(el);
+    let remove: (() => void) | undefined;
+    let gone = false;
+    void preloadChart().then((m) => {
+      if (!gone) remove = m.drawStartedChart(el, buckets, unit);
+    });
     return () => {
-      resize.disconnect();
-      plot.destroy();
+      gone = true;
+      remove?.();
     };
   }, [buckets, unit]);
   return <div ref={box} className="started-chart" aria-hidden="true" />;

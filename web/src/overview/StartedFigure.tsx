@@ -1,10 +1,9 @@
-import { lazy, Suspense, useId } from "react";
+import { useId } from "react";
 import { SEVERITIES } from "../alerts/types";
 import { capitalize } from "../ui/format";
 import { bucketLabel, countsText, total } from "./format";
+import { StartedChart } from "./StartedChart";
 import type { StartedBucket } from "./types";
-
-const StartedChart = lazy(() => import("./StartedChart"));
 
 /** The chart's text: totals by severity and the busiest bucket. */
 function summary(buckets: StartedBucket[], unit: "hour" | "day", span: string): string {
@@ -52,9 +51,7 @@ export function StartedFigure({
           </li>
         ))}
       </ul>
-      <Suspense fallback={<div className="started-chart" />}>
-        <StartedChart buckets={buckets} unit={unit} />
-      </Suspense>
+      <StartedChart buckets={buckets} unit={unit} />
       <details>
         <summary>Table view: {title.toLowerCase()}</summary>
         {/* Scrolls sideways on narrow screens: focusable, so that the keyboard can scroll it. */}
