@@ -203,4 +203,57 @@ describe.skipIf(chromiumMissing || !webBuilt)("web console: the overview pages",
     expect((await read()).signing_enabled).toBe(false);
     expect(problems).toEqual([]);
   }, 60_000);
+
+  it("notification settings name groups and projects as GitLab does and read past 100; the Admin Area searches", async () => {
+    const admin = api(system.url, system.adminToken);
+    const nina = await admin.post("/api/v4/users", {
+      username: "nina",
+      email: "nina@example.com",
+      name: "Nina",
+      password: "nina-password-1",
+    });
+    expect(nina.status, nina.text).toBe(201);
+    const group = await admin.post("/api/v4/groups", { name: "Big Group", path: "big" });
+    expect(
+      (await admin.post(`/api/v4/groups/${group.body.id}/members`, { user_id: nina.body.id, access_level: 30 })).status,
+    ).toBe(201);
+    for (let i = 1; i <= 105; i++) {
+      const p = await admin.post("/api/v4/projects", { name: `Service ${i}`, path: `svc-${i}`, namespace_id: group.body.id });
+      expect(p.status, p.text).toBe(201);
+    }
+    const other = await openTab(browser, system.url);
+    const { page } = other;
+    await page.goto("/users/sign_in");
+    await page.getByLabel("Username or primary email").fill("nina");
+    await page.getByLabel("Password").fill("nina-password-1");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign out" }).waitFor();
+    await page.goto("/-/profile/notifications");
+    await page.getByRole("heading", { name: "Projects (105)" }).waitFor();
+    await page.getByRole("cell", { name: "Big Group / Service 1 big/svc-1" }).waitFor();
+    const projectPages = page.getByRole("navigation", { name: "Projects pages" });
+    await projectPages.getByText("Page 1 of 3").waitFor();
+    await projectPages.getByRole("button", { name: "Next" }).click();
+    await projectPages.getByText("Page 2 of 3").waitFor();
+    await page.getByRole("searchbox", { name: "Filter groups and projects" }).fill("Service 104");
+    await page.getByLabel("Notification level for big/svc-104", { exact: true }).waitFor();
+    expect(await page.getByRole("heading", { name: "Groups (1)" }).count()).toBe(1);
+    await page.getByText("No groups match").waitFor();
+    await checkPage(other, "notifications-named");
+    await other.context.close();
+
+    // Admin Area (root, in the first tab): users and groups searched.
+    await tab.page.goto("/admin");
+    await tab.page.getByRole("searchbox", { name: "Search users" }).fill("nina");
+    await tab.page.getByRole("searchbox", { name: "Search users" }).press("Enter");
+    const users = tab.page.getByRole("table", { name: "Users" });
+    await expect.poll(() => users.getByRole("row").count(), POLL).toBe(2); // header + nina
+    await users.getByRole("cell", { name: "nina@example.com" }).waitFor();
+    await tab.page.getByRole("searchbox", { name: "Search groups" }).fill("big");
+    await tab.page.getByRole("searchbox", { name: "Search groups" }).press("Enter");
+    const groups = tab.page.getByRole("table", { name: "Groups" });
+    await expect.poll(() => groups.getByRole("row").count(), POLL).toBe(2);
+    expect(await seriousA11yViolations(tab.page)).toEqual([]);
+    expect(tab.problems).toEqual([]);
+  }, 90_000);
 });
