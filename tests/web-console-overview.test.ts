@@ -93,7 +93,7 @@ describe.skipIf(chromiumMissing || !webBuilt)("web console: the overview pages",
       async () =>
         (await admin.get("/api/v4/projects/shop%2Fstore/alert_management/alerts?per_page=1")).headers.get("x-total") ===
         String(posted),
-      POLL,
+      POLL.timeout,
     );
     // One acknowledged (for the mean time to acknowledge).
     const disk = await admin.get("/api/v4/projects/shop%2Fstore/alert_management/alerts?search=Disk%20almost");
