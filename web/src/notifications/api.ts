@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, request } from "../api/client";
 import { pageInfo, query } from "../api/paging";
+import { displayName } from "./names";
 
 export interface NotificationSetting {
   level: string;
@@ -61,17 +62,6 @@ async function allPages<T>(path: string, signal: AbortSignal): Promise<T[]> {
     if (page >= pageInfo(r.headers).totalPages) break;
   }
   return rows;
-}
-
-/**
- * "Group / Subgroup / Project", as GitLab names them: each namespace of `fullPath` by its name when
- * it is one of `names` (the user's groups), else by its path.
- */
-export function displayName(fullPath: string, names: Map<string, string>, ownName?: string): string {
-  const parts = fullPath.split("/");
-  const shown = parts.map((part, i) => names.get(parts.slice(0, i + 1).join("/")) ?? part);
-  if (ownName !== undefined) shown[shown.length - 1] = ownName;
-  return shown.join(" / ");
 }
 
 /** Every group and project the user is a member of (all pages), by full path, with display names. */
