@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { FakeClock } from "@tocsin/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { api } from "./api.js";
 import { type RunningSystem, startSystem } from "./harness.js";
 import { addMember, type SeededProject, type SeededUser, seedGroup, seedProject, seedUser } from "./seed.js";
@@ -14,7 +14,13 @@ const zero = { critical: 0, high: 0, medium: 0, low: 0, info: 0, unknown: 0 };
  * `start_time`s and a clock fixed at 2026-11-21T10:30Z: hours from 2026-11-20T11:00Z, days from
  * 2026-10-23 (today is the 30th), the last 7 days from 2026-11-15.
  */
-describe("project overview and open alerts by project", () => {
+const mongoUrl = inject("mongoUrl");
+const redisUrl = inject("redisUrl");
+const backends: [string, Record<string, string>][] = [["embedded", {}]];
+if (mongoUrl && redisUrl) backends.push(["mongodb", { MONGO_URL: mongoUrl, REDIS_URL: redisUrl }]);
+else console.warn("[alert-overview] MongoDB or Redis unavailable: the MongoDB variant is SKIPPED");
+
+describe.each(backends)("project overview and open alerts by project (%s)", (_name, env) => {
   const clock = new FakeClock("2026-11-21T10:30:00.000Z");
   let sys: RunningSystem;
   let maintainer: SeededUser;
@@ -40,7 +46,7 @@ describe("project overview and open alerts by project", () => {
   }
 
   beforeAll(async () => {
-    sys = await startSystem({ clock });
+    sys = await startSystem({ clock, env });
     maintainer = await seedUser(sys.url, sys.adminToken, { username: "ov-maint" });
     developer = await seedUser(sys.url, sys.adminToken, { username: "ov-dev" });
     reporter = await seedUser(sys.url, sys.adminToken, { username: "ov-rep" });
