@@ -16,7 +16,8 @@ const zero = { critical: 0, high: 0, medium: 0, low: 0, info: 0, unknown: 0 };
  */
 const mongoUrl = inject("mongoUrl");
 const redisUrl = inject("redisUrl");
-const backends: [string, Record<string, string>][] = [["embedded", {}]];
+// The processing thread keeps the system clock: with the fixed clock, processing runs in the main thread.
+const backends: [string, Record<string, string>][] = [["embedded", { ALERT_PROCESSING_THREAD: "false" }]];
 if (mongoUrl && redisUrl) backends.push(["mongodb", { MONGO_URL: mongoUrl, REDIS_URL: redisUrl }]);
 else console.warn("[alert-overview] MongoDB or Redis unavailable: the MongoDB variant is SKIPPED");
 

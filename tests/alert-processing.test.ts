@@ -1,8 +1,9 @@
 import { sha1Hex, silentLogger } from "@tocsin/core";
+import { until } from "@tocsin/testing";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { AlertsUseCases } from "../alert-service/src/domain/alerts/use-cases.js";
 import type { IntegrationRuntime } from "../alert-service/src/domain/types.js";
-import { ctx, eventually, type Harness, type QueueKind, type StoreKind, startHarness } from "./alert-processing.fixtures.js";
+import { ctx, type Harness, type QueueKind, type StoreKind, startHarness } from "./alert-processing.fixtures.js";
 
 const mongoUrl = inject("mongoUrl");
 const redisUrl = inject("redisUrl");
@@ -35,6 +36,11 @@ for (const [store, queue, available] of combos) {
       h = await startHarness(store, queue, { mongoUrl, redisUrl });
       m = h.runtime.useCases;
     });
+    /** The job handlers of the runtime's processing (it runs in the test's thread: FakeClock, no thread configured). */
+    const handlers = () => {
+      if (!h.runtime.processing) throw new Error("processing runs in the processing thread");
+      return h.runtime.processing.handlers;
+    };
     afterAll(async () => h?.close());
 
     it("timeline: post A, post A again, post A with end_time → one alert, events 2, resolved, incident closed", async () => {
@@ -45,7 +51,7 @@ for (const [store, queue, available] of combos) {
       const first = await post(m, i, a);
       expect(first).toMatchObject({ processed: true, replayed: false, fingerprints: [sha1Hex("disk-1")] });
       expect(first.outcomes).toEqual([{ iid: 1, title: "Disk full", status: "triggered", events: 1, action: "created" }]);
-      await eventually(async () => (await m.getAlert(String(p), 1, ctx())).incidentIid === 1);
+      await until(async () => (await m.getAlert(String(p), 1, ctx())).incidentIid === 1);
       const second = await post(m, i, a);
       expect(second.outcomes).toEqual([{ iid: 1, title: "Disk full", status: "triggered", events: 2, action: "incremented" }]);
       const third = await post(m, i, { ...a, end_time: "2026-11-21T10:05:00Z" });
@@ -59,7 +65,7 @@ for (const [store, queue, available] of combos) {
         "logged a recovery alert from **Zabbix**",
         "changed the status to **Resolved**",
       ]);
-      const incident = await eventually(async () => {
+      const incident = await until(async () => {
         const inc = await m.getIncident(String(p), 1, ctx());
         return inc.status === "closed" && inc;
       });
@@ -100,7 +106,7 @@ for (const [store, queue, available] of combos) {
       const payload = { title: "Flood", service: "api", severity: "high" };
       const results = await Promise.all(Array.from({ length: 60 }, () => post(m, i, payload, { waitMs: 0 })));
       expect(new Set(results.map((r) => r.requestId)).size).toBe(60);
-      const list = await eventually(async () => {
+      const list = await until(async () => {
         const l = await m.listAlerts({ projectIdOrPath: String(p) }, ctx());
         return l.alerts[0]?.events === 60 && l;
       }, 15_000);
@@ -127,7 +133,7 @@ for (const [store, queue, available] of combos) {
         integrationId: i.id,
         alert,
       }));
-      const outcomes = await Promise.all(jobs.map((j) => m.jobs.processAlert(j, silentLogger())));
+      const outcomes = await Promise.all(jobs.map((j) => handlers().processAlert(j, silentLogger())));
       expect(outcomes.filter((o) => o.action === "created")).toHaveLength(1);
       const list = await m.listAlerts({ projectIdOrPath: String(p) }, ctx());
       expect(list.total).toBe(1);
@@ -147,7 +153,7 @@ for (const [store, queue, available] of combos) {
         ]);
         expect(t.fingerprints).toEqual(r.fingerprints);
       }
-      await eventually(async () => {
+      await until(async () => {
         const l = await m.listAlerts({ projectIdOrPath: String(p), perPage: 100 }, ctx());
         return l.total === 10 && l.alerts.every((a) => a.status === "resolved") && l;
       }, 15_000);
@@ -185,17 +191,17 @@ for (const [store, queue, available] of combos) {
         },
       };
       const logger = silentLogger();
-      expect((await m.jobs.processAlert(job, logger)).events).toBe(2);
-      expect((await m.jobs.processAlert(job, logger)).events).toBe(2);
+      expect((await handlers().processAlert(job, logger)).events).toBe(2);
+      expect((await handlers().processAlert(job, logger)).events).toBe(2);
       const recovery = { ...job, jobId: `${job.jobId}-r`, alert: { ...job.alert, endedAt: "2026-11-21T10:00:00.000Z" } };
-      expect((await m.jobs.processAlert(recovery, logger)).action).toBe("resolved");
+      expect((await handlers().processAlert(recovery, logger)).action).toBe("resolved");
       // A crash after the change but before the job record was written: the op stored with the
       // alert still makes the re-run a no-op.
       await h.dropJobRecord(recovery.jobId);
       await h.dropJobRecord(job.jobId);
       expect(await h.runtime.stores.requests.jobOutcome(recovery.jobId)).toBeUndefined();
-      expect((await m.jobs.processAlert(recovery, logger)).action).toBe("resolved");
-      expect((await m.jobs.processAlert(job, logger)).events).toBe(2);
+      expect((await handlers().processAlert(recovery, logger)).action).toBe("resolved");
+      expect((await handlers().processAlert(job, logger)).events).toBe(2);
       const alert = await m.getAlert(String(p), 1, ctx());
       expect(alert).toMatchObject({ events: 2, status: "resolved" });
       expect(alert.activity.filter((e) => e.note.includes("Resolved"))).toHaveLength(1);
@@ -229,7 +235,7 @@ for (const [store, queue, available] of combos) {
         return create(input);
       };
       try {
-        const first = await m.jobs.processAlerts(jobs, logger);
+        const first = await handlers().processAlerts(jobs, logger);
         expect(first.outcomes.map((o) => [o.iid, o.action, o.events])).toEqual([
           [1, "created", 1],
           [2, "created", 1],
@@ -242,7 +248,7 @@ for (const [store, queue, available] of combos) {
       expect((await m.listAlerts({ projectIdOrPath: String(p) }, ctx())).total).toBe(2);
       // A crash after the batch's changes but before its records: the re-run finds each change.
       for (const j of jobs.slice(0, 3)) await h.dropJobRecord(j.jobId);
-      const again = await m.jobs.processAlerts(jobs, logger);
+      const again = await handlers().processAlerts(jobs, logger);
       expect(again.error).toBeUndefined();
       // A found change answers with the alert as it is now (b has had its second event).
       expect(again.outcomes.map((o) => [o.iid, o.action, o.events])).toEqual([
@@ -260,7 +266,7 @@ for (const [store, queue, available] of combos) {
         [3, 1],
         [4, 2],
       ]);
-      expect((await m.jobs.processAlerts(jobs, logger)).outcomes).toEqual(again.outcomes);
+      expect((await handlers().processAlerts(jobs, logger)).outcomes).toEqual(again.outcomes);
     });
   });
 }

@@ -34,6 +34,8 @@ export interface LoadOptions {
   run: string;
   /** Pause between attempts of one alert after a refusal (Retry-After is honoured up to this). */
   retryMs?: number;
+  /** Alerts per post, as Alertmanager batches them (to the Prometheus endpoint); default one generic alert. */
+  batch?: number;
 }
 
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
@@ -75,22 +77,49 @@ function post(base: string, path: string, key: string, body: string, idempotency
   });
 }
 
+/** The body of attempt `i`: one alert, or (with `batch`) an Alertmanager post of `batch` alerts. */
+function bodyOf(options: LoadOptions, i: number): string {
+  if (!options.batch)
+    return JSON.stringify({ title: chaosTitle(options.run, i), fingerprint: `${options.run}-${i}`, severity: "high" });
+  const alerts = Array.from({ length: options.batch }, (_, k) => {
+    const n = i * (options.batch as number) + k;
+    return {
+      status: "firing",
+      labels: { alertname: "Chaos", instance: `${options.run}-${n}`, severity: "critical" },
+      annotations: { title: chaosTitle(options.run, n) },
+      startsAt: new Date().toISOString(),
+    };
+  });
+  return JSON.stringify({
+    version: "4",
+    groupKey: `{}:{run="${options.run}"}`,
+    status: "firing",
+    receiver: "tocsin",
+    groupLabels: {},
+    commonLabels: {},
+    commonAnnotations: {},
+    externalURL: "http://alertmanager.example:9093",
+    alerts,
+  });
+}
+
 export function startLoad(options: LoadOptions): ChaosLoad {
   const answers: Answer[] = [];
   const accepted = new Set<number>();
   let stopped = false;
   let next = 0;
   const retryMs = options.retryMs ?? 100;
+  const posts = Math.ceil(options.alerts / (options.batch ?? 1));
   const monitor = async () => {
     while (!stopped) {
       const i = next++;
-      if (i >= options.alerts) return;
-      const body = JSON.stringify({ title: chaosTitle(options.run, i), fingerprint: `${options.run}-${i}`, severity: "high" });
+      if (i >= posts) return;
+      const body = bodyOf(options, i);
       while (!stopped) {
         const answer = await post(options.url(), options.path, options.key, body, `${options.run}-${i}`);
         answers.push(answer);
         if (answer.status === 202) {
-          accepted.add(i);
+          for (let k = 0; k < (options.batch ?? 1); k++) accepted.add(i * (options.batch ?? 1) + k);
           break;
         }
         const hinted = Number(answer.retryAfter) * 1000;

@@ -89,6 +89,8 @@ export interface ChaosProject {
   token: string;
   path: string;
   key: string;
+  /** The Prometheus endpoint (Alertmanager's batches). */
+  prometheus: { path: string; key: string };
 }
 
 /** A user, a project and an active HTTP integration to post to. */
@@ -100,11 +102,21 @@ export async function seedChaosProject(url: string, name: string): Promise<Chaos
     active: true,
   });
   if (created.status !== 201) throw new Error(`integration: ${created.status} ${created.text}`);
-  return { projectId: project.id, token: user.token, path: new URL(created.body.url).pathname, key: created.body.token };
+  const prometheus = await api(url, user.token).put(`/api/v4/projects/${project.id}/alert_management/prometheus_integration`, {
+    active: true,
+  });
+  if (prometheus.status !== 200) throw new Error(`prometheus integration: ${prometheus.status} ${prometheus.text}`);
+  return {
+    projectId: project.id,
+    token: user.token,
+    path: new URL(created.body.url).pathname,
+    key: created.body.token,
+    prometheus: { path: new URL(prometheus.body.url).pathname, key: prometheus.body.token },
+  };
 }
 
 /** Every alert of the project, read through the REST list (all pages). */
-export async function listAlerts(url: string, p: ChaosProject): Promise<Array<{ title: string; events: number }>> {
+async function listAlerts(url: string, p: ChaosProject): Promise<Array<{ title: string; events: number }>> {
   const all: Array<{ title: string; events: number }> = [];
   for (let page = 1; ; page++) {
     const res = await api(url, p.token).get(`/api/v4/projects/${p.projectId}/alert_management/alerts?per_page=100&page=${page}`);

@@ -8,7 +8,7 @@ import { requestFrom } from "./webhook-protection.js";
 
 /**
  * The webhook's own handler (gateway/src/webhook/handler.ts, in front of express): its metrics,
- * its log as README.md "Logging" says, the client address behind a proxy, and the drain on stop.
+ * its log as docs/operations.md "Logging" says, the client address behind a proxy, and the drain on stop.
  * Its answers are covered by the other webhook suites.
  */
 describe("webhook handler: metrics, log, client address, drain", () => {
@@ -69,7 +69,7 @@ describe("webhook handler: metrics, log, client address, drain", () => {
     );
   });
 
-  it("logs refusals and a summary, not a line per accepted post (README.md, Logging)", async () => {
+  it("logs refusals and a summary, not a line per accepted post (docs/operations.md, Logging)", async () => {
     for (let i = 0; i < 4; i++) expect((await post({ "x-request-id": `observed-accepted-${i}` })).status).toBe(202);
     const refused = await post({ "x-request-id": "observed-refused", "content-type": "text/plain" });
     expect(refused.status).toBe(400);

@@ -68,6 +68,8 @@ describe.each(backends)("webhook rate limit per integration (%s)", (_name, env) 
     expect(sample?.headers["ratelimit-limit"]).toBe("60");
     expect(sample?.headers["ratelimit-remaining"]).toBe("0");
     expect(sample?.headers["ratelimit-reset"]).toMatch(/^\d+$/);
+    // The limiter's own burst (one tenth of 60) and window, carried in alert-service's answer.
+    expect(sample?.headers["ratelimit-policy"]).toBe("6;w=6");
     expect(sample?.body.message).toMatch(/60 requests per minute/);
     expect((await recovery).status).toBe(202);
     await until(async () => {

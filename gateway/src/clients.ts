@@ -1,9 +1,9 @@
 import { createClient, replicaCount } from "@tocsin/grpc";
-import { alertV1, authV1, settingsV1 } from "@tocsin/proto";
+import { alertV1, authV1, oncallV1, settingsV1 } from "@tocsin/proto";
 import type { Tracing } from "@tocsin/telemetry";
 import { createIngestBatcher } from "./clients/ingest-batcher.js";
 import type { GatewayConfig } from "./config.js";
-import type { AlertClient, AuthClient, SettingsClient } from "./deps.js";
+import type { AlertClient, AuthClient, OncallClient, SettingsClient } from "./deps.js";
 
 const DEFAULT_RPC_TIMEOUT_MS = 5000;
 
@@ -11,6 +11,7 @@ export interface GatewayClients {
   auth: AuthClient;
   alert: AlertClient;
   settings: SettingsClient;
+  oncall: OncallClient;
   close(): void;
 }
 
@@ -39,15 +40,22 @@ export function createClients(
     address: config.settingsServiceAddr,
     ...common,
   });
+  const oncall = createClient(oncallV1.OncallServiceService, {
+    target: "settings",
+    address: config.settingsServiceAddr,
+    ...common,
+  });
   return {
     auth,
     alert,
     settings,
+    oncall,
     close() {
       auth.close();
       batcher.close();
       alertUnary.close();
       settings.close();
+      oncall.close();
     },
   };
 }

@@ -1,12 +1,13 @@
 import type { Logger } from "@tocsin/core";
-import type { PromiseClient } from "@tocsin/grpc";
-import type { alertV1, authV1, settingsV1 } from "@tocsin/proto";
+import type { AuthClient, PromiseClient } from "@tocsin/grpc";
+import type { alertV1, oncallV1, settingsV1 } from "@tocsin/proto";
 import type { Tracing } from "@tocsin/telemetry";
 import type { GatewayConfig } from "./config.js";
 
-export type AuthClient = PromiseClient<typeof authV1.AuthServiceService>;
+export type { AuthClient };
 export type AlertClient = PromiseClient<typeof alertV1.AlertServiceService>;
 export type SettingsClient = PromiseClient<typeof settingsV1.SettingsServiceService>;
+export type OncallClient = PromiseClient<typeof oncallV1.OncallServiceService>;
 
 /** Everything routes need; built once in createGateway, replaced in tests. */
 export interface GatewayDeps {
@@ -15,6 +16,8 @@ export interface GatewayDeps {
   auth: AuthClient;
   alert: AlertClient;
   settings: SettingsClient;
+  /** settings-service's on-call API (schedules and escalation policies). */
+  oncall: OncallClient;
   /** The gateway's tracing, when OTEL_EXPORTER_OTLP_ENDPOINT is set (request spans). */
   tracing?: Tracing;
   /** Cleanups run when the gateway stops (caches, streams); modules push theirs here. */

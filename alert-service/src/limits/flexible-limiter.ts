@@ -52,6 +52,8 @@ export function createFlexibleLimiter(options: FlexibleLimiterOptions): IntakeLi
         resetSeconds: Math.max(1, Math.ceil((res?.msBeforeNext ?? WINDOW_SECONDS * 1000) / 1000)),
         throttled: !ok,
         recovery,
+        burst,
+        windowSeconds: WINDOW_SECONDS,
       });
       if (recovery) {
         const reserve = await attempt(limiterFor("recovery", Math.max(1, Math.round(burst / 5))), key);

@@ -5,10 +5,12 @@ import {
   type AlertJobs,
   type AutoResolveJob,
   type IncidentJob,
+  incidentJobId,
   laneKeyOf,
   type ProcessAlertJob,
   type StatusChangeJob,
   type StatusChangeResult,
+  statusChangeJobId,
 } from "../domain/alerts/ports.js";
 import {
   type BatchWorker,
@@ -88,10 +90,6 @@ const incidentSchema = z.object({
   laneKey: z.string().min(1),
 });
 
-/** Idempotency ids: a request's alert job is the request id; one incident job per alert and kind (and request, for closes). */
-const incidentJobId = (job: IncidentJob) =>
-  job.kind === "open" ? `incident-open-${job.alertId}` : `incident-close-${job.alertId}-${job.requestId}`;
-
 /** FNV-1a of the lane key, so that one (project, fingerprint) always lands in one lane. */
 export function laneOf(laneKey: string, lanes = DEFAULT_LANES): number {
   let h = 0x811c9dc5;
@@ -105,18 +103,13 @@ export function laneOf(laneKey: string, lanes = DEFAULT_LANES): number {
 /** The domain's AlertJobs port over a JobQueue. */
 /** `timers` holds the delayed jobs (one unordered lane); the alert lanes of `queue` run in order. */
 export function createAlertJobs(queue: JobQueue, timers: JobQueue, lanes = DEFAULT_LANES): AlertJobs {
-  const laneOfJob = new Map<string, number>();
+  const laneOfAlert = (job: ProcessAlertJob) => laneOf(laneKeyOf(job.projectId, job.alert.fingerprint, job.requestId), lanes);
   return {
     async enqueueAlerts(jobs: ProcessAlertJob[]) {
-      const queued = jobs.map((job) => {
-        const lane = laneOf(laneKeyOf(job.projectId, job.alert.fingerprint, job.requestId), lanes);
-        laneOfJob.set(job.jobId, lane);
-        return { id: job.jobId, name: JOB_NAMES.processAlert, lane, data: job };
-      });
+      const queued = jobs.map((job) => ({ id: job.jobId, name: JOB_NAMES.processAlert, lane: laneOfAlert(job), data: job }));
       try {
         await queue.addBulk(queued);
       } catch (err) {
-        for (const job of jobs) laneOfJob.delete(job.jobId);
         throw AppError.is(err) ? err : unavailable("QUEUE_UNAVAILABLE", "The alert queue is unavailable", err, 5);
       }
     },
@@ -145,27 +138,18 @@ export function createAlertJobs(queue: JobQueue, timers: JobQueue, lanes = DEFAU
       ]);
     },
     async changeStatus(job: StatusChangeJob, timeoutMs: number) {
-      const id = `status-${job.requestId}`;
+      const id = statusChangeJobId(job);
       const lane = laneOf(job.laneKey, lanes);
       await queue.add({ id, name: JOB_NAMES.setStatus, lane, data: job });
       const result = await queue.waitFor(id, lane, timeoutMs);
       if (result?.state === "failed") throw new AppError("INTERNAL", "STATUS_CHANGE_FAILED", result.error);
       return result?.state === "completed" ? (result.result as StatusChangeResult) : undefined;
     },
-    async waitFor(jobId: string, timeoutMs: number) {
-      const known = laneOfJob.get(jobId);
-      const candidates = known === undefined ? Array.from({ length: lanes }, (_, i) => i) : [known];
-      const deadline = Date.now() + timeoutMs;
-      try {
-        for (const lane of candidates) {
-          const result = await queue.waitFor(jobId, lane, Math.max(0, deadline - Date.now()));
-          if (result?.state === "completed") return result.result as Awaited<ReturnType<AlertJobs["waitFor"]>>;
-          if (result?.state === "failed") return undefined;
-        }
-        return undefined;
-      } finally {
-        laneOfJob.delete(jobId);
-      }
+    async waitFor(job: ProcessAlertJob, timeoutMs: number) {
+      // The lane is derived from the job (never remembered per accepted job: that map grew by one
+      // entry per 202 until a waiter asked, which almost none do; issue 27's soak found it).
+      const result = await queue.waitFor(job.jobId, laneOfAlert(job), timeoutMs);
+      return result?.state === "completed" ? (result.result as Awaited<ReturnType<AlertJobs["waitFor"]>>) : undefined;
     },
     async stats() {
       return queue.counts();

@@ -3,19 +3,16 @@ import { AppError } from "@tocsin/core";
 import type { alertV1 } from "@tocsin/proto";
 import { Counter, type Registry } from "prom-client";
 
-/** Seconds of the burst window the budget refills in (alert-service's limiter). */
-const WINDOW_SECONDS = 6;
-
 /**
  * `RateLimit-Limit` (requests per minute), `RateLimit-Remaining` and `RateLimit-Reset` (seconds)
- * of the current burst window, and `RateLimit-Policy` saying the window: `<burst>;w=6`.
+ * of the current burst window, and `RateLimit-Policy` saying the window: `<burst>;w=<seconds>`.
+ * Every figure is alert-service's limiter's own (one decision, carried in the answer).
  */
 export function setRateLimitHeaders(res: ServerResponse, state: alertV1.RateLimitState): void {
-  const burst = Math.max(1, Math.round(state.limitPerMinute / 10));
   res.setHeader("RateLimit-Limit", String(state.limitPerMinute));
   res.setHeader("RateLimit-Remaining", String(state.remaining));
   res.setHeader("RateLimit-Reset", String(state.resetSeconds));
-  res.setHeader("RateLimit-Policy", `${burst};w=${WINDOW_SECONDS}`);
+  res.setHeader("RateLimit-Policy", `${state.burst};w=${state.windowSeconds}`);
 }
 
 /** 429 with Retry-After: the integration is over its budget (PRODUCT.md section 10). */
@@ -24,7 +21,7 @@ export function rateLimited(state: alertV1.RateLimitState): AppError {
     "RESOURCE_EXHAUSTED",
     "WEBHOOK_RATE_LIMITED",
     `429 Too Many Requests: this integration accepts ${state.limitPerMinute} requests per minute ` +
-      `(bursts of ${Math.max(1, Math.round(state.limitPerMinute / 10))}); retry in ${state.resetSeconds} seconds. ` +
+      `(bursts of ${state.burst}); retry in ${state.resetSeconds} seconds. ` +
       "Recoveries (end_time, Alertmanager resolved) have a reserve of their own.",
     { retryAfterSeconds: state.resetSeconds },
   );

@@ -3,7 +3,9 @@ import { loadSync, type PackageDefinition } from "@grpc/proto-loader";
 
 export * as alertV1 from "./gen/alert/v1/alert.js";
 export * as authV1 from "./gen/auth/v1/auth.js";
+export * as oncallV1 from "./gen/settings/v1/oncall.js";
 export * as settingsV1 from "./gen/settings/v1/settings.js";
+export { PLAN_NAMES, planFromName, planName, planNameOrNull } from "./plans.js";
 
 /** The `proto/` folder at the repository root (the same from `src/` and `dist/`). */
 const PROTO_ROOT = fileURLToPath(new URL("../../../proto", import.meta.url));
@@ -12,6 +14,7 @@ export const PROTO_FILES = {
   auth: "auth/v1/auth.proto",
   alert: "alert/v1/alert.proto",
   settings: "settings/v1/settings.proto",
+  oncall: "settings/v1/oncall.proto",
 } as const;
 
 /** A proto-loader package definition of the given files, for gRPC reflection. */

@@ -24,6 +24,12 @@ export function ProjectNav() {
               <NavLink to={projectPath(fullPath, "incidents")}>Incidents</NavLink>
             </li>
             <li>
+              <NavLink to={projectPath(fullPath, "oncall_schedules")}>On-call schedules</NavLink>
+            </li>
+            <li>
+              <NavLink to={projectPath(fullPath, "escalation_policies")}>Escalation policies</NavLink>
+            </li>
+            <li>
               <NavLink to={projectPath(fullPath, "settings", "operations")}>
                 {access >= ACCESS.maintainer ? "Monitor settings" : "Send test alert"}
               </NavLink>

@@ -20,6 +20,8 @@ const AlertDetailsPage = lazyPage(() => import("../alerts/AlertDetailsPage"));
 const IncidentsListPage = lazyPage(() => import("../incidents/IncidentsListPage"));
 const IncidentDetailsPage = lazyPage(() => import("../incidents/IncidentDetailsPage"));
 const OperationsSettingsPage = lazyPage(() => import("../integrations/OperationsSettingsPage"));
+const OncallSchedulesPage = lazyPage(() => import("../oncall/OncallSchedulesPage"));
+const EscalationPoliciesPage = lazyPage(() => import("../escalation/EscalationPoliciesPage"));
 
 const isIid = (s: string | undefined) => !!s && /^\d{1,15}$/.test(s) && Number(s) > 0;
 
@@ -33,6 +35,8 @@ function pageFor(page: string[]): { element: ReactNode; minAccess: number } | nu
   if (a === "incidents" && !b) return { element: <IncidentsListPage />, minAccess: ACCESS.developer };
   if (a === "incidents" && isIid(b) && !c)
     return { element: <IncidentDetailsPage iid={Number(b)} />, minAccess: ACCESS.developer };
+  if (a === "oncall_schedules" && !b) return { element: <OncallSchedulesPage />, minAccess: ACCESS.developer };
+  if (a === "escalation_policies" && !b) return { element: <EscalationPoliciesPage />, minAccess: ACCESS.developer };
   if (a === "settings" && b === "operations" && !c) return { element: <OperationsSettingsPage />, minAccess: ACCESS.developer };
   return null;
 }

@@ -1,11 +1,10 @@
 import { AppError, type CallContext, type Clock, invalidArgument, notFound } from "@tocsin/core";
-import type { Notifier } from "../mail/pipeline.js";
 import type { IntegrationDirectory, ProjectAccess } from "../ports.js";
 import type { IntegrationRuntime, Tier } from "../types.js";
 import { type IntakeLimiter, isRecovery, type RateLimitState } from "./intake-limit.js";
 import type { AlertOutcome, NormalizedAlert } from "./model.js";
 import { normalizeGeneric } from "./normalize.js";
-import { type AlertJobs, type AlertsStores, alertJobId } from "./ports.js";
+import { type AlertJobs, type AlertsStores, alertJobId, type ProcessAlertJob } from "./ports.js";
 import { normalizeAlertmanager } from "./prometheus.js";
 
 export const MAX_WAIT_MS = 10_000;
@@ -17,8 +16,6 @@ export interface IngestDeps {
   projects: ProjectAccess;
   integrations: IntegrationDirectory;
   clock: Clock;
-  /** Alert e-mails (section 9); without it no e-mail is sent. */
-  notifications?: Notifier;
   /** Per-integration webhook budgets (section 10); without it nothing is limited. */
   limiter?: IntakeLimiter;
   /** Budget of an integration that sets none; 0 = unlimited. */
@@ -92,15 +89,15 @@ export async function enqueueAll(
     ...(integration.autoResolveMinutes ? { autoResolveMinutes: integration.autoResolveMinutes } : {}),
   }));
   await deps.jobs.enqueueAlerts(jobs);
-  return jobs.map((job) => job.jobId);
+  return jobs;
 }
 
 /** Waits for every job until one shared deadline; undefined if any did not finish. */
-export async function waitAll(deps: IngestDeps, jobIds: string[], waitMs: number): Promise<AlertOutcome[] | undefined> {
+export async function waitAll(deps: IngestDeps, jobs: ProcessAlertJob[], waitMs: number): Promise<AlertOutcome[] | undefined> {
   const deadline = Date.now() + Math.min(waitMs, MAX_WAIT_MS);
   const outcomes: AlertOutcome[] = [];
-  for (const id of jobIds) {
-    const outcome = await deps.jobs.waitFor(id, Math.max(0, deadline - Date.now()));
+  for (const job of jobs) {
+    const outcome = await deps.jobs.waitFor(job, Math.max(0, deadline - Date.now()));
     if (!outcome) return undefined;
     outcomes.push(outcome);
   }
@@ -145,9 +142,9 @@ export async function ingest(deps: IngestDeps, req: IngestRequest, ctx: CallCont
   // jobs all the same (Redis killed after its AOF write, before its answer). The client's retry
   // then replays under the first request id, whose job ids the queue and the processed-job
   // records make run once, whatever the first attempt was answered.
-  const jobIds = await enqueueAll(deps, requestId, integration, alerts, ctx);
+  const jobs = await enqueueAll(deps, requestId, integration, alerts, ctx);
   deps.usage?.used(integration.projectId, integration.id);
-  const outcomes = req.waitMs && req.waitMs > 0 ? await waitAll(deps, jobIds, req.waitMs) : undefined;
+  const outcomes = req.waitMs && req.waitMs > 0 ? await waitAll(deps, jobs, req.waitMs) : undefined;
   return {
     requestId,
     fingerprints,

@@ -11,6 +11,10 @@ export interface RateLimitState {
   throttled: boolean;
   /** True when the request was a recovery (it drew on the recoveries' reserve first). */
   recovery: boolean;
+  /** Requests one burst window holds (one tenth of the minute's budget). */
+  burst: number;
+  /** Length of the burst window in seconds. */
+  windowSeconds: number;
 }
 
 /**

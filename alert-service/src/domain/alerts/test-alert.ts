@@ -65,8 +65,8 @@ export async function sendTestAlert(deps: IngestDeps, req: TestAlertRequest, ctx
   const first = alerts[0];
   if (!first) throw invalidArgument("PAYLOAD_INVALID", TEST_ALERT_INVALID);
   if (req.dryRun) return { message: DRY_RUN_MESSAGE, dryRun: await dryRun(deps, project.id, first) };
-  const jobIds = await enqueueAll(deps, ctx.requestId, integration, alerts, ctx);
-  const outcomes = await waitAll(deps, jobIds, MAX_WAIT_MS);
+  const jobs = await enqueueAll(deps, ctx.requestId, integration, alerts, ctx);
+  const outcomes = await waitAll(deps, jobs, MAX_WAIT_MS);
   const outcome = outcomes?.[0];
   if (!outcome)
     throw new AppError("DEADLINE_EXCEEDED", "TEST_ALERT_PENDING", "The test alert is queued but not processed yet", {

@@ -10,9 +10,7 @@ import * as q from "./queries.js";
 import { statusChangeJob } from "./status-change.js";
 import { sendTestAlert, type TestAlertRequest, type TestAlertResult } from "./test-alert.js";
 
-export type AlertsDeps = IngestDeps & { autoResolveMinuteMs?: number };
-
-/** The alert use-cases (gRPC handlers call these) and the job handlers (queue workers call these). */
+/** The alert use-cases (gRPC handlers call these). The job handlers are processing's (createJobHandlers). */
 export interface AlertsUseCases {
   ingest(req: IngestRequest, ctx: CallContext): Promise<IngestResult>;
   sendTestAlert(req: TestAlertRequest, ctx: CallContext): Promise<TestAlertResult>;
@@ -34,11 +32,10 @@ export interface AlertsUseCases {
   updateAlertSettings(projectIdOrPath: string, change: Partial<AlertSettings>, ctx: CallContext): Promise<AlertSettings>;
   alertOverview(projectIdOrPath: string, ctx: CallContext): Promise<AlertOverview>;
   openAlertsByProject(filter: { membership: boolean; search: string }, ctx: CallContext): Promise<ProjectOpenAlerts[]>;
-  jobs: AlertJobHandlers;
 }
 
-/** What the queue workers run (in the main thread, or in the processing thread: see createJobHandlers). */
-interface AlertJobHandlers {
+/** What the queue workers run (in the main thread, or in the processing thread: see processing-runtime.ts). */
+export interface AlertJobHandlers {
   processAlert(job: ProcessAlertJob, logger: Logger): Promise<AlertOutcome>;
   processAlerts(jobs: ProcessAlertJob[], logger: Logger): Promise<BatchResult>;
   incident(job: IncidentJob, logger: Logger): Promise<void>;
@@ -46,7 +43,7 @@ interface AlertJobHandlers {
   setStatus(job: StatusChangeJob, logger: Logger): Promise<StatusChangeResult>;
 }
 
-/** The job handlers alone: all that processing needs (the processing thread builds only these). */
+/** The job handlers: all that processing runs (wired by createProcessing, processing-runtime.ts). */
 export function createJobHandlers(deps: ProcessingDeps): AlertJobHandlers {
   return {
     processAlert: (job, logger) => processAlertJob(deps, job, logger),
@@ -57,7 +54,7 @@ export function createJobHandlers(deps: ProcessingDeps): AlertJobHandlers {
   };
 }
 
-export function createAlertsUseCases(deps: AlertsDeps): AlertsUseCases {
+export function createAlertsUseCases(deps: IngestDeps): AlertsUseCases {
   return {
     ingest: (req, ctx) => ingest(deps, req, ctx),
     sendTestAlert: (req, ctx) => sendTestAlert(deps, req, ctx),
@@ -71,6 +68,5 @@ export function createAlertsUseCases(deps: AlertsDeps): AlertsUseCases {
     updateAlertSettings: (p, change, ctx) => q.updateAlertSettings(deps, p, change, ctx),
     alertOverview: (p, ctx) => alertOverview(deps, p, ctx),
     openAlertsByProject: (filter, ctx) => openAlertsByProject(deps, filter, ctx),
-    jobs: createJobHandlers(deps),
   };
 }

@@ -360,6 +360,13 @@ export interface RateLimitState {
   throttled: boolean;
   /** Set when the request was a recovery (it drew on the recoveries' reserve first). */
   recovery: boolean;
+  /**
+   * Requests one burst window holds (one tenth of the minute's budget): the limiter's own figure,
+   * so that callers do not compute it again.
+   */
+  burst: number;
+  /** Length of the burst window in seconds. */
+  windowSeconds: number;
 }
 
 export interface SendTestAlertRequest {
@@ -5130,7 +5137,15 @@ export const IngestAlertResponse: MessageFns<IngestAlertResponse> = {
 };
 
 function createBaseRateLimitState(): RateLimitState {
-  return { limitPerMinute: 0, remaining: 0, resetSeconds: 0, throttled: false, recovery: false };
+  return {
+    limitPerMinute: 0,
+    remaining: 0,
+    resetSeconds: 0,
+    throttled: false,
+    recovery: false,
+    burst: 0,
+    windowSeconds: 0,
+  };
 }
 
 export const RateLimitState: MessageFns<RateLimitState> = {
@@ -5149,6 +5164,12 @@ export const RateLimitState: MessageFns<RateLimitState> = {
     }
     if (message.recovery !== false) {
       writer.uint32(40).bool(message.recovery);
+    }
+    if (message.burst !== 0) {
+      writer.uint32(48).int32(message.burst);
+    }
+    if (message.windowSeconds !== 0) {
+      writer.uint32(56).int32(message.windowSeconds);
     }
     return writer;
   },
@@ -5206,6 +5227,22 @@ export const RateLimitState: MessageFns<RateLimitState> = {
             message.recovery = reader.bool();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.burst = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.windowSeconds = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5233,6 +5270,12 @@ export const RateLimitState: MessageFns<RateLimitState> = {
         : 0,
       throttled: isSet(object.throttled) ? globalThis.Boolean(object.throttled) : false,
       recovery: isSet(object.recovery) ? globalThis.Boolean(object.recovery) : false,
+      burst: isSet(object.burst) ? globalThis.Number(object.burst) : 0,
+      windowSeconds: isSet(object.windowSeconds)
+        ? globalThis.Number(object.windowSeconds)
+        : isSet(object.window_seconds)
+        ? globalThis.Number(object.window_seconds)
+        : 0,
     };
   },
 
@@ -5253,6 +5296,12 @@ export const RateLimitState: MessageFns<RateLimitState> = {
     if (message.recovery !== false) {
       obj.recovery = message.recovery;
     }
+    if (message.burst !== 0) {
+      obj.burst = Math.round(message.burst);
+    }
+    if (message.windowSeconds !== 0) {
+      obj.windowSeconds = Math.round(message.windowSeconds);
+    }
     return obj;
   },
 
@@ -5266,6 +5315,8 @@ export const RateLimitState: MessageFns<RateLimitState> = {
     message.resetSeconds = object.resetSeconds ?? 0;
     message.throttled = object.throttled ?? false;
     message.recovery = object.recovery ?? false;
+    message.burst = object.burst ?? 0;
+    message.windowSeconds = object.windowSeconds ?? 0;
     return message;
   },
 };
