@@ -7,6 +7,9 @@ import { alertHandlers } from "../alert-service/src/handlers/alerts.js";
 import { createAlertsRuntime } from "../alert-service/src/service.js";
 import { ctx, type Harness, startHarness } from "./alert-processing.fixtures.js";
 
+/** The alerts list filters of issue 26 (severity, monitoring tool, service), unset. */
+const NO_FILTERS = { severity: "", monitoringTool: "", service: "" };
+
 type Def = typeof alertV1.AlertServiceService;
 const def = alertV1.AlertServiceService;
 
@@ -74,7 +77,7 @@ describe("alert use-cases over real gRPC (SQLite, local queue)", () => {
     expect(r.processed).toBe(true);
     expect(r.fingerprints).toEqual([""]);
     const list = await client.listAlerts(
-      { projectIdOrPath: String(p), status: "", search: "cpu", orderBy: "", sort: "", page: 0, perPage: 0 },
+      { projectIdOrPath: String(p), status: "", search: "cpu", ...NO_FILTERS, orderBy: "", sort: "", page: 0, perPage: 0 },
       ctx(),
     );
     expect(list.total).toBe(1);
@@ -99,7 +102,7 @@ describe("alert use-cases over real gRPC (SQLite, local queue)", () => {
     expect(
       (
         await client.listAlerts(
-          { projectIdOrPath: String(p), status: "", search: "", orderBy: "", sort: "", page: 1, perPage: 20 },
+          { projectIdOrPath: String(p), status: "", search: "", ...NO_FILTERS, orderBy: "", sort: "", page: 1, perPage: 20 },
           ctx(),
         )
       ).opsgenieUrl,
@@ -154,13 +157,22 @@ describe("alert use-cases over real gRPC (SQLite, local queue)", () => {
     expect(
       await failure(
         client.listAlerts(
-          { projectIdOrPath: String(p), status: "bogus", search: "", orderBy: "", sort: "", page: 1, perPage: 20 },
+          { projectIdOrPath: String(p), status: "bogus", search: "", ...NO_FILTERS, orderBy: "", sort: "", page: 1, perPage: 20 },
           ctx(),
         ),
       ),
     ).toMatchObject({ reason: "PARAM_VALUE_INVALID" });
     const ignored = await client.listAlerts(
-      { projectIdOrPath: String(p), status: "ignored", search: "", orderBy: "iid", sort: "asc", page: 1, perPage: 20 },
+      {
+        projectIdOrPath: String(p),
+        status: "ignored",
+        search: "",
+        ...NO_FILTERS,
+        orderBy: "iid",
+        sort: "asc",
+        page: 1,
+        perPage: 20,
+      },
       ctx(),
     );
     expect(ignored.alerts.map((a) => a.iid)).toEqual([2]);
@@ -170,7 +182,7 @@ describe("alert use-cases over real gRPC (SQLite, local queue)", () => {
     const p = h.world.project("free", 30);
     const i = h.world.integration(p);
     await client.listAlerts(
-      { projectIdOrPath: String(p), status: "", search: "", orderBy: "", sort: "", page: 1, perPage: 20 },
+      { projectIdOrPath: String(p), status: "", search: "", ...NO_FILTERS, orderBy: "", sort: "", page: 1, perPage: 20 },
       ctx(),
     );
     expect(await failure(client.getAlertSettings({ projectIdOrPath: String(p) }, ctx()))).toMatchObject({
@@ -185,7 +197,16 @@ describe("alert use-cases over real gRPC (SQLite, local queue)", () => {
     expect(
       await failure(
         client.listAlerts(
-          { projectIdOrPath: String(reporter), status: "", search: "", orderBy: "", sort: "", page: 1, perPage: 20 },
+          {
+            projectIdOrPath: String(reporter),
+            status: "",
+            search: "",
+            ...NO_FILTERS,
+            orderBy: "",
+            sort: "",
+            page: 1,
+            perPage: 20,
+          },
           ctx(),
         ),
       ),
@@ -228,7 +249,7 @@ describe("alert use-cases over real gRPC (SQLite, local queue)", () => {
     expect(
       (
         await client.listAlerts(
-          { projectIdOrPath: String(p), status: "", search: "", orderBy: "", sort: "", page: 1, perPage: 20 },
+          { projectIdOrPath: String(p), status: "", search: "", ...NO_FILTERS, orderBy: "", sort: "", page: 1, perPage: 20 },
           ctx(),
         )
       ).total,

@@ -6,6 +6,9 @@ import { ACCESS, type ProjectRef } from "../domain/types.js";
 
 /** How long `byId` answers are reused (the ingest hot path asks for every alert). */
 const PROJECT_CACHE_TTL_MS = 5_000;
+/** `visible` reads auth-service's project list a page of this size at a time, at most MAX_VISIBLE. */
+const LIST_PAGE = 100;
+const MAX_VISIBLE = 5_000;
 
 function toRef(project: authV1.Project, accessLevel: number): ProjectRef {
   return { id: project.id, fullPath: project.pathWithNamespace, tier: planName(project.tier), accessLevel };
@@ -34,6 +37,15 @@ export function createProjectAccess(auth: AuthClient, clock: Clock = systemClock
       const ref = toRef(project, ACCESS.owner);
       cache.set(projectId, ref);
       return ref;
+    },
+    async visible(filter, ctx) {
+      const out: Array<ProjectRef & { name: string }> = [];
+      for (let page = 1; out.length < MAX_VISIBLE; page++) {
+        const { projects, total } = await auth.listProjects({ ...filter, page: { page, perPage: LIST_PAGE } }, ctx);
+        for (const p of projects) out.push({ ...toRef(p, ctx.principal ? p.accessLevel : ACCESS.owner), name: p.name });
+        if (projects.length < LIST_PAGE || out.length >= total) break;
+      }
+      return out;
     },
   };
 }

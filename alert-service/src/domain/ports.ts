@@ -13,6 +13,12 @@ export interface ProjectAccess {
   require(idOrPath: string, minLevel: number, ctx: CallContext): Promise<ProjectRef>;
   /** Internal lookup by id, no role check (e.g. for queue workers). */
   byId(projectId: number, ctx: CallContext): Promise<ProjectRef>;
+  /**
+   * Every project `ctx.principal` can see (admins: all, unless `membership`), with the caller's
+   * level; `search` is a case-insensitive substring of the name or path. Optional: wirings that
+   * only process alerts leave it out.
+   */
+  visible?(filter: { membership: boolean; search: string }, ctx: CallContext): Promise<Array<ProjectRef & { name: string }>>;
 }
 
 /** Port implemented by the integrations use-cases, used by ingest and test alerts. */

@@ -6,6 +6,7 @@ import type { DryRun } from "../domain/alerts/test-alert.js";
 import type { AlertsUseCases } from "../domain/alerts/use-cases.js";
 import type { EscalationView } from "../domain/paging/model.js";
 import { ingestStreamHandler, toIngestResponse } from "./ingest-stream.js";
+import { overviewHandlers } from "./overview.js";
 
 type Def = typeof alertV1.AlertServiceService;
 const NAMES = [
@@ -21,6 +22,8 @@ const NAMES = [
   "getIncident",
   "getAlertSettings",
   "updateAlertSettings",
+  "getAlertOverview",
+  "listOpenAlertCounts",
 ] as const;
 export type AlertHandlers = Pick<ServiceHandlers<Def>, (typeof NAMES)[number]>;
 
@@ -87,6 +90,7 @@ function toDryRun(d: DryRun): alertV1.DryRunResult {
 /** Thin gRPC handlers over the alert use-cases. */
 export function alertHandlers(useCases: AlertsUseCases, tracing?: Tracing): AlertHandlers {
   return {
+    ...overviewHandlers(useCases),
     ingestAlerts: ingestStreamHandler(useCases, tracing),
     async ingestAlert(req, ctx) {
       const r = await useCases.ingest(

@@ -6,10 +6,12 @@ import { pageFromRequest, setPaginationHeaders } from "../http/pagination.js";
 import { optionalBoolean, optionalEnum, optionalString, readParams } from "../http/params.js";
 import { toAlertJson, toAlertSettingsJson, toIncidentJson } from "../presenters/alerts.js";
 import { must } from "../presenters/must.js";
+import { overviewRoutes } from "./alert-overview.js";
 import { pathInt, projectOf } from "./alert-params.js";
 
 const BASE = "/projects/:id/alert_management";
 const STATUSES = ["triggered", "acknowledged", "resolved", "ignored"] as const;
+const SEVERITIES = ["critical", "high", "medium", "low", "info", "unknown"] as const;
 const ORDER_BY = ["created_at", "updated_at", "started_at", "ended_at", "severity", "status", "events", "iid"] as const;
 const SORT = ["asc", "desc"] as const;
 const INCIDENT_STATUSES = ["open", "closed"] as const;
@@ -64,6 +66,9 @@ export function alertRoutes(deps: GatewayDeps): Router {
       projectIdOrPath: projectOf(req),
       status: optionalEnum(q, "status", STATUSES) ?? "",
       search: optionalString(q, "search") ?? "",
+      severity: optionalEnum(q, "severity", SEVERITIES) ?? "",
+      monitoringTool: optionalString(q, "monitoring_tool") ?? "",
+      service: optionalString(q, "service") ?? "",
       orderBy: optionalEnum(q, "order_by", ORDER_BY) ?? "created_at",
       sort: optionalEnum(q, "sort", SORT) ?? "desc",
       page: page.page,
@@ -109,5 +114,6 @@ export function alertRoutes(deps: GatewayDeps): Router {
     res.json(toIncidentJson(must(incident, "incident")));
   });
 
+  router.use(overviewRoutes(deps));
   return router;
 }

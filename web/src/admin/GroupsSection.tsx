@@ -5,12 +5,14 @@ import { Loading } from "../ui/Loading";
 import { Pager } from "../ui/Pager";
 import { PLANS, useChangePlan, useGroups } from "./api";
 import { NewGroupForm } from "./NewGroupForm";
+import { SearchForm } from "./SearchForm";
 
 const planLabel = (plan: string) => PLANS.find((p) => p.value === plan)?.label ?? plan;
 
 export function GroupsSection() {
   const [page, setPage] = useState(1);
-  const groups = useGroups("", page);
+  const [search, setSearch] = useState("");
+  const groups = useGroups(search, page);
   const change = useChangePlan();
   return (
     <section aria-labelledby="groups-title" className="stack">
@@ -23,12 +25,19 @@ export function GroupsSection() {
           {change.variables.group.full_path} is now on {planLabel(change.variables.plan)}.
         </p>
       )}
+      <SearchForm
+        label="Search groups"
+        onSearch={(text) => {
+          setSearch(text);
+          setPage(1);
+        }}
+      />
       {groups.isPending ? (
         <Loading label="Loading groups" />
       ) : groups.isError ? (
         <ErrorMessage error={groups.error} />
       ) : groups.data.rows.length === 0 ? (
-        <p className="empty">No groups yet.</p>
+        <p className="empty">{search ? `No groups match “${search}”.` : "No groups yet."}</p>
       ) : (
         <>
           <table>

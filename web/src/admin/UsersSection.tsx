@@ -4,10 +4,12 @@ import { Loading } from "../ui/Loading";
 import { Pager } from "../ui/Pager";
 import { type AdminUser, useUserAction, useUsers } from "./api";
 import { NewUserForm } from "./NewUserForm";
+import { SearchForm } from "./SearchForm";
 
 export function UsersSection() {
   const [page, setPage] = useState(1);
-  const users = useUsers("", page);
+  const [search, setSearch] = useState("");
+  const users = useUsers(search, page);
   const act = useUserAction();
   const button = (u: AdminUser, action: "block" | "unblock" | "admin" | "unadmin", text: string) => (
     <button
@@ -36,12 +38,19 @@ export function UsersSection() {
           .
         </p>
       )}
+      <SearchForm
+        label="Search users"
+        onSearch={(text) => {
+          setSearch(text);
+          setPage(1);
+        }}
+      />
       {users.isPending ? (
         <Loading label="Loading users" />
       ) : users.isError ? (
         <ErrorMessage error={users.error} />
       ) : users.data.rows.length === 0 ? (
-        <p className="empty">No users.</p>
+        <p className="empty">{search ? `No users match “${search}”.` : "No users."}</p>
       ) : (
         <>
           <table>

@@ -2,13 +2,14 @@ import { type FormEvent, useState } from "react";
 import { useSearchParams } from "react-router";
 import { useCurrentProject } from "../projects/context";
 import { ErrorMessage } from "../ui/ErrorMessage";
+import { capitalize } from "../ui/format";
 import { Loading } from "../ui/Loading";
 import { Pager } from "../ui/Pager";
 import { Tabs } from "../ui/Tabs";
 import { useDocumentTitle } from "../ui/title";
 import { AlertsTable } from "./AlertsTable";
 import { useAlertCounts, useAlerts } from "./api";
-import { type AlertTab, type ListParams, SORT_FIELDS, type SortField, TABS } from "./types";
+import { type AlertTab, type ListParams, SEVERITIES, type Severity, SORT_FIELDS, type SortField, TABS } from "./types";
 
 const TAB_LABELS: Record<AlertTab, string> = {
   open: "Open",
@@ -27,12 +28,27 @@ function useListParams(): [ListParams, (change: Partial<ListParams>) => void] {
     : "started_at";
   const sort = params.get("sort") === "asc" ? "asc" : "desc";
   const page = Math.max(1, Number(params.get("page")) || 1);
-  const current: ListParams = { tab, search: params.get("search") ?? "", orderBy, sort, page, perPage: 20 };
+  const severityParam = params.get("severity") ?? "";
+  const severity = (SEVERITIES as readonly string[]).includes(severityParam) ? (severityParam as Severity) : "";
+  const current: ListParams = {
+    tab,
+    search: params.get("search") ?? "",
+    severity,
+    service: params.get("service") ?? "",
+    monitoringTool: params.get("monitoring_tool") ?? "",
+    orderBy,
+    sort,
+    page,
+    perPage: 20,
+  };
   const update = (change: Partial<ListParams>) => {
     const next = { ...current, page: 1, ...change };
     const q: Record<string, string> = {};
     if (next.tab !== "open") q.status = next.tab;
     if (next.search) q.search = next.search;
+    if (next.severity) q.severity = next.severity;
+    if (next.service) q.service = next.service;
+    if (next.monitoringTool) q.monitoring_tool = next.monitoringTool;
     if (next.orderBy !== "started_at") q.order_by = next.orderBy;
     if (next.sort !== "desc") q.sort = next.sort;
     if (next.page > 1) q.page = String(next.page);
@@ -46,12 +62,26 @@ export default function AlertsListPage() {
   useDocumentTitle(`Alerts · ${project.name}`);
   const [p, update] = useListParams();
   const [text, setText] = useState(p.search);
+  const [service, setService] = useState(p.service);
+  const [tool, setTool] = useState(p.monitoringTool);
   const alerts = useAlerts(fullPath, p);
-  const counts = useAlertCounts(fullPath, p.search);
+  const counts = useAlertCounts(fullPath, {
+    search: p.search,
+    severity: p.severity,
+    service: p.service,
+    monitoringTool: p.monitoringTool,
+  });
+  const filtered = !!(p.search || p.severity || p.service || p.monitoringTool);
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    update({ search: text.trim() });
+    update({ search: text.trim(), service: service.trim(), monitoringTool: tool.trim() });
+  };
+  const clear = () => {
+    setText("");
+    setService("");
+    setTool("");
+    update({ search: "", severity: "", service: "", monitoringTool: "" });
   };
   const onSort = (field: SortField) =>
     update({ orderBy: field, sort: field === p.orderBy ? (p.sort === "desc" ? "asc" : "desc") : "desc" });
@@ -75,7 +105,31 @@ export default function AlertsListPage() {
             <span>Search alerts</span>
             <input type="search" name="search" value={text} onChange={(e) => setText(e.target.value)} />
           </label>
+          <label className="field inline">
+            <span>Severity</span>
+            <select value={p.severity} onChange={(e) => update({ severity: e.target.value as Severity | "" })}>
+              <option value="">All severities</option>
+              {SEVERITIES.map((s) => (
+                <option key={s} value={s}>
+                  {capitalize(s)}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label className="field inline">
+            <span>Service</span>
+            <input type="text" name="service" value={service} onChange={(e) => setService(e.target.value)} />
+          </label>
+          <label className="field inline">
+            <span>Monitoring tool</span>
+            <input type="text" name="monitoring_tool" value={tool} onChange={(e) => setTool(e.target.value)} />
+          </label>
           <button type="submit">Search</button>
+          {filtered && (
+            <button type="button" onClick={clear}>
+              Clear filters
+            </button>
+          )}
           <label className="field inline">
             <span>Sort by</span>
             <select value={p.orderBy} onChange={(e) => update({ orderBy: e.target.value as SortField })}>
@@ -97,8 +151,8 @@ export default function AlertsListPage() {
           <ErrorMessage error={alerts.error} />
         ) : alerts.data.alerts.length === 0 ? (
           <p className="empty">
-            {p.search ? `No alerts match “${p.search}”.` : "No alerts to display."}
-            {!p.search && p.tab === "open" && " New alerts appear here as they arrive."}
+            {filtered ? "No alerts match these filters." : "No alerts to display."}
+            {!filtered && p.tab === "open" && " New alerts appear here as they arrive."}
           </p>
         ) : (
           <>

@@ -2,7 +2,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tansta
 import { api, projectApi, request } from "../api/client";
 import { pageInfo, query } from "../api/paging";
 import { mergePage } from "./merge";
-import type { Alert, AlertDetails, AlertStatus, AlertTab, ListParams } from "./types";
+import type { Alert, AlertDetails, AlertStatus, AlertTab, ListFilters, ListParams } from "./types";
 
 /**
  * New alerts appear without a reload: the list and its counts are polled. One poll is five small
@@ -11,6 +11,13 @@ import type { Alert, AlertDetails, AlertStatus, AlertTab, ListParams } from "./t
 const POLL_MS = 3_000;
 
 const base = (fullPath: string) => `${projectApi(fullPath)}/alert_management`;
+
+const filterQuery = (f: ListFilters) => ({
+  search: f.search,
+  severity: f.severity,
+  service: f.service,
+  monitoring_tool: f.monitoringTool,
+});
 
 async function listPage(
   fullPath: string,
@@ -21,7 +28,7 @@ async function listPage(
   signal: AbortSignal,
 ) {
   const r = await request<Alert[]>(
-    `${base(fullPath)}/alerts${query({ status, search: p.search, order_by: p.orderBy, sort: p.sort, page, per_page: perPage })}`,
+    `${base(fullPath)}/alerts${query({ status, ...filterQuery(p), order_by: p.orderBy, sort: p.sort, page, per_page: perPage })}`,
     { signal },
   );
   return { alerts: r.data, info: pageInfo(r.headers), notice: r.headers.get("X-Alert-Management-Notice") };
@@ -84,12 +91,15 @@ export function useAlerts(fullPath: string, p: ListParams) {
 }
 
 /** The number of alerts of each tab (X-Total of one-item pages). */
-export function useAlertCounts(fullPath: string, search: string) {
+export function useAlertCounts(fullPath: string, filters: ListFilters) {
   return useQuery({
-    queryKey: ["alerts", fullPath, "counts", search],
+    queryKey: ["alerts", fullPath, "counts", filters],
     queryFn: async ({ signal }): Promise<Record<AlertTab, number>> => {
       const count = async (status: AlertStatus | "") =>
-        pageInfo((await request(`${base(fullPath)}/alerts${query({ status, search, per_page: 1 })}`, { signal })).headers).total;
+        pageInfo(
+          (await request(`${base(fullPath)}/alerts${query({ status, ...filterQuery(filters), per_page: 1 })}`, { signal }))
+            .headers,
+        ).total;
       const [triggered, acknowledged, resolved, all] = await Promise.all([
         count("triggered"),
         count("acknowledged"),

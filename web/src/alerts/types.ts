@@ -44,9 +44,17 @@ export const SORT_FIELDS = ["started_at", "severity", "status", "events"] as con
 export type SortField = (typeof SORT_FIELDS)[number];
 export type SortDir = "asc" | "desc";
 
-export interface ListParams {
-  tab: AlertTab;
+/** What narrows the list besides its tab; each is an address parameter and an API parameter. */
+export interface ListFilters {
   search: string;
+  severity: Severity | "";
+  /** Exact service / monitoring tool (any case). */
+  service: string;
+  monitoringTool: string;
+}
+
+export interface ListParams extends ListFilters {
+  tab: AlertTab;
   orderBy: SortField;
   sort: SortDir;
   page: number;

@@ -55,7 +55,7 @@ export function ViewCredentials({ fullPath, integration }: { fullPath: string; i
         danger
         busy={reset.isPending}
         onCancel={() => setConfirming(false)}
-        onConfirm={() => reset.mutate(undefined, { onSettled: () => setConfirming(false) })}
+        onConfirm={() => reset.mutate(0, { onSettled: () => setConfirming(false) })}
       >
         <p>
           Resetting the authorization key of this integration will require updating it in every alert source that sends to it. The

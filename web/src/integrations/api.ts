@@ -46,8 +46,13 @@ export function useCreateIntegration(fullPath: string) {
 export function useUpdateIntegration(fullPath: string, type: IntegrationType, id: number) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: { name?: string; active: boolean; api_url?: string }) =>
-      api.put<Integration>(integrationUrl(fullPath, type, id), input),
+    mutationFn: (input: {
+      name?: string;
+      active: boolean;
+      api_url?: string;
+      rate_limit_per_minute?: number;
+      auto_resolve_minutes?: number | null;
+    }) => api.put<Integration>(integrationUrl(fullPath, type, id), input),
     onSuccess: (integration) => {
       client.setQueryData(keys.one(fullPath, type, id), integration);
       return client.invalidateQueries({ queryKey: keys.list(fullPath) });
@@ -66,7 +71,9 @@ export function useDeleteIntegration(fullPath: string) {
 export function useResetToken(fullPath: string, type: IntegrationType, id: number) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: () => api.post<Integration>(`${integrationUrl(fullPath, type, id)}/reset_token`),
+    /** `gracePeriodSeconds`: how long the old key keeps working (0 = it stops at once). */
+    mutationFn: (gracePeriodSeconds: number) =>
+      api.post<Integration>(`${integrationUrl(fullPath, type, id)}/reset_token`, { grace_period_seconds: gracePeriodSeconds }),
     onSuccess: (integration) => client.setQueryData(keys.one(fullPath, type, id), integration),
   });
 }
@@ -125,5 +132,21 @@ export function useSaveAlertSettings(fullPath: string) {
   return useMutation({
     mutationFn: (input: AlertSettings) => api.put<AlertSettings>(`${base(fullPath)}/settings`, input),
     onSuccess: (settings) => client.setQueryData(["alert-settings", fullPath], settings),
+  });
+}
+
+/** Creates or rotates (`set`) the signing secret of an HTTP endpoint, or removes it. */
+export function useSigningSecret(fullPath: string, id: number) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async (action: "set" | "remove") => {
+      const url = `${integrationUrl(fullPath, "http", id)}/signing_secret`;
+      if (action === "remove") {
+        await api.delete(url);
+        return null;
+      }
+      return (await api.post<{ signing_secret: string }>(url)).signing_secret;
+    },
+    onSuccess: () => client.invalidateQueries({ queryKey: keys.one(fullPath, "http", id) }),
   });
 }

@@ -12,6 +12,15 @@ export interface Integration extends IntegrationSummary {
   token: string | null;
   endpoint_identifier: string | null;
   api_url?: string | null;
+  /** Protection (PRODUCT.md section 10), http and prometheus: the budget in force (0 = unlimited). */
+  rate_limit_per_minute?: number;
+  /** Minutes without a new event after which a triggered alert is resolved; null = off. */
+  auto_resolve_minutes?: number | null;
+  token_last_used_at?: string | null;
+  /** While the key before the last reset still works (its grace period). */
+  previous_token_expires_at?: string | null;
+  /** http only: a signing secret is set (posts must be signed). */
+  signing_enabled?: boolean;
   created_at: string;
   updated_at: string;
 }

@@ -1,5 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { api } from "../api/client";
+import { api, request } from "../api/client";
+import { pageInfo, query } from "../api/paging";
+import { displayName } from "./names";
 
 export interface NotificationSetting {
   level: string;
@@ -17,6 +19,8 @@ export interface Membership {
   id: number;
   name: string;
   full_path: string;
+  /** "Group / Project" (names, as GitLab shows them). */
+  display_name?: string;
 }
 
 /** Where a setting lives: the global one, or a group's or project's (by id). */
@@ -49,23 +53,38 @@ export function useEmails() {
   });
 }
 
-/** The groups and projects the user is a member of (the first 100 of each, by full path). */
+/** Every page of a membership list (100 a page, at most 50 pages: 5,000 groups or projects). */
+async function allPages<T>(path: string, signal: AbortSignal): Promise<T[]> {
+  const rows: T[] = [];
+  for (let page = 1; page <= 50; page++) {
+    const r = await request<T[]>(`${path}${query({ membership: true, per_page: 100, page })}`, { signal });
+    rows.push(...r.data);
+    if (page >= pageInfo(r.headers).totalPages) break;
+  }
+  return rows;
+}
+
+/** Every group and project the user is a member of (all pages), by full path, with display names. */
 export function useMemberships() {
   return useQuery({
     queryKey: ["memberships"],
     queryFn: async ({ signal }) => {
       const [groups, projects] = await Promise.all([
-        api.get<Membership[]>("/api/v4/groups?membership=true&per_page=100", signal),
-        api.get<{ id: number; name: string; path_with_namespace: string }[]>(
-          "/api/v4/projects?membership=true&per_page=100",
-          signal,
-        ),
+        allPages<Membership>("/api/v4/groups", signal),
+        allPages<{ id: number; name: string; path_with_namespace: string }>("/api/v4/projects", signal),
       ]);
+      const names = new Map(groups.map((g) => [g.full_path, g.name]));
+      const byPath = (a: Membership, b: Membership) => a.full_path.localeCompare(b.full_path);
       return {
-        groups: [...groups].sort((a, b) => a.full_path.localeCompare(b.full_path)),
+        groups: groups.map((g) => ({ ...g, display_name: displayName(g.full_path, names) })).sort(byPath),
         projects: projects
-          .map((p) => ({ id: p.id, name: p.name, full_path: p.path_with_namespace }))
-          .sort((a, b) => a.full_path.localeCompare(b.full_path)),
+          .map((p) => ({
+            id: p.id,
+            name: p.name,
+            full_path: p.path_with_namespace,
+            display_name: displayName(p.path_with_namespace, names, p.name),
+          }))
+          .sort(byPath),
       };
     },
   });

@@ -1,12 +1,39 @@
 import { type FormEvent, useState } from "react";
 import { Link, useSearchParams } from "react-router";
-import { projectAccessLevel, roleName } from "../api/types";
+import { SEVERITIES } from "../alerts/types";
+import { roleName } from "../api/types";
+import { useOpenAlertsByProject } from "../overview/api";
+import { total } from "../overview/format";
+import type { ProjectOpenAlerts } from "../overview/types";
 import { ErrorMessage } from "../ui/ErrorMessage";
 import { capitalize } from "../ui/format";
 import { Loading } from "../ui/Loading";
 import { Pager } from "../ui/Pager";
 import { useDocumentTitle } from "../ui/title";
-import { useProjects } from "./api";
+
+/** A project's open alerts by severity; a triggered critical stands out. */
+function OpenAlertsBadges({ project }: { project: ProjectOpenAlerts }) {
+  const open = project.open_alerts;
+  if (!open) return null;
+  const sum = (s: (typeof SEVERITIES)[number]) => open.triggered[s] + open.acknowledged[s];
+  const list = `/${project.path_with_namespace}/-/alert_management`;
+  if (total(open.triggered) + total(open.acknowledged) === 0) return <span className="muted">No open alerts</span>;
+  return (
+    <ul className="open-badges" aria-label={`Open alerts of ${project.path_with_namespace}`}>
+      {SEVERITIES.filter((s) => sum(s) > 0).map((s) => {
+        const burning = s === "critical" && open.triggered.critical > 0;
+        return (
+          <li key={s}>
+            <Link className={`badge severity-${s}${burning ? " burning" : ""}`} to={`${list}?severity=${s}`}>
+              {sum(s)} {s}
+              {burning ? ` (${open.triggered.critical} triggered)` : ""}
+            </Link>
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
 
 export function DashboardPage() {
   useDocumentTitle("Projects");
@@ -14,7 +41,7 @@ export function DashboardPage() {
   const search = params.get("search") ?? "";
   const page = Math.max(1, Number(params.get("page")) || 1);
   const [text, setText] = useState(search);
-  const projects = useProjects(search, page);
+  const projects = useOpenAlertsByProject(search, page);
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -41,12 +68,14 @@ export function DashboardPage() {
         <p className="empty">{search ? `No projects match “${search}”.` : "You are not a member of any project yet."}</p>
       ) : (
         <>
+          <p className="muted">Projects with triggered alerts come first, the most critical at the top.</p>
           <ul className="project-list">
             {projects.data.projects.map((p) => (
-              <li key={p.id}>
+              <li key={p.project_id} className={p.open_alerts && p.open_alerts.triggered.critical > 0 ? "burning" : undefined}>
                 <Link to={`/${p.path_with_namespace}`}>{p.path_with_namespace}</Link>
-                <span className={`badge tier-${p.tier ?? "free"}`}>{capitalize(p.tier ?? "free")}</span>
-                {projectAccessLevel(p) ? <span className="muted">{roleName(projectAccessLevel(p))}</span> : null}
+                <span className={`badge tier-${p.tier || "free"}`}>{capitalize(p.tier || "free")}</span>
+                {p.access_level ? <span className="muted">{roleName(p.access_level)}</span> : null}
+                <OpenAlertsBadges project={p} />
               </li>
             ))}
           </ul>

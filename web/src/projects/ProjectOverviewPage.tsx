@@ -1,5 +1,6 @@
 import { Link } from "react-router";
 import { ACCESS, roleName } from "../api/types";
+import { ProjectAlertsOverview } from "../overview/ProjectAlertsOverview";
 import { capitalize } from "../ui/format";
 import { useDocumentTitle } from "../ui/title";
 import { projectPath } from "./address";
@@ -48,6 +49,7 @@ export function ProjectOverviewPage() {
       ) : (
         <p>Alerts and incidents are visible to Developers and above.</p>
       )}
+      {access >= ACCESS.developer && <ProjectAlertsOverview />}
     </>
   );
 }

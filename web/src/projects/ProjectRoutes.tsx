@@ -1,6 +1,7 @@
 import { type ReactNode, Suspense } from "react";
 import { useLocation } from "react-router";
 import { ACCESS } from "../api/types";
+import { usePrefetchOverview } from "../overview/api";
 import { useCurrentUser } from "../session/api";
 import { ErrorBoundary } from "../ui/ErrorBoundary";
 import { ErrorMessage, isStatus } from "../ui/ErrorMessage";
@@ -49,6 +50,7 @@ export function ProjectRoutes() {
   const user = useCurrentUser();
   const address = splitProjectAddress(location.pathname);
   const project = useProject(address?.fullPath ?? "", user);
+  usePrefetchOverview(address?.page.length === 0 ? address.fullPath : undefined);
   if (!address) return <NotFound />;
   const page = pageFor(address.page);
   if (!page) return <NotFound />;

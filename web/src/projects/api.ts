@@ -1,20 +1,7 @@
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { ApiError, api, projectApi, request } from "../api/client";
 import { pageInfo, query } from "../api/paging";
 import { ACCESS, type Member, type Project, projectAccessLevel, type User } from "../api/types";
-
-export function useProjects(search: string, page: number) {
-  return useQuery({
-    queryKey: ["projects", { search, page }],
-    queryFn: async ({ signal }) => {
-      const r = await request<Project[]>(`/api/v4/projects${query({ search, page, per_page: 20 })}`, {
-        signal,
-      });
-      return { projects: r.data, page: pageInfo(r.headers) };
-    },
-    placeholderData: keepPreviousData,
-  });
-}
 
 /** The caller's access level: from the project when the API includes it, else from its members. */
 async function accessLevel(project: Project, user: User, signal: AbortSignal): Promise<number> {

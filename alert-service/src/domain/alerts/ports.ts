@@ -7,7 +7,9 @@ import type {
   Incident,
   IncidentStatus,
   NormalizedAlert,
+  Severity,
 } from "./model.js";
+import type { AlertOverviewStore } from "./overview-model.js";
 
 /** A new alert. `opKey` identifies the processing step that creates it (idempotency). */
 export interface NewAlert {
@@ -37,6 +39,11 @@ export interface AlertQuery {
   status?: AlertStatus;
   /** Case-insensitive substring of title, description, service, monitoring tool or hosts. */
   search?: string;
+  severity?: Severity;
+  /** Exact monitoring tool, case-insensitive. */
+  monitoringTool?: string;
+  /** Exact service, case-insensitive. */
+  service?: string;
   orderBy: AlertOrderField;
   sort: "asc" | "desc";
   offset: number;
@@ -134,6 +141,8 @@ export interface AlertsStores {
   alerts: AlertStore;
   incidents: IncidentStore;
   requests: RequestLog;
+  /** Counts for the project overview and the dashboard (read-only). */
+  overview: AlertOverviewStore;
   /**
    * Runs `fn`, letting the store commit the writes it makes meanwhile together (SQLite: one
    * transaction, committed when `fn` settles, whatever it did; each write stays atomic by itself,

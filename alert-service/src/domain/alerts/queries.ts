@@ -10,6 +10,7 @@ import {
   type AlertStatus,
   type Incident,
   type IncidentStatus,
+  SEVERITIES,
 } from "./model.js";
 import { ALERT_ORDER_FIELDS, type AlertOrderField, alertLaneKey } from "./ports.js";
 
@@ -26,6 +27,9 @@ export interface ListAlertsRequest {
   projectIdOrPath: string;
   status?: string;
   search?: string;
+  severity?: string;
+  monitoringTool?: string;
+  service?: string;
   orderBy?: string;
   sort?: string;
   page?: number;
@@ -39,8 +43,21 @@ export async function listAlerts(deps: IngestDeps, req: ListAlertsRequest, ctx: 
   const sort = oneOf("sort", req.sort, ["asc", "desc"] as const) ?? "desc";
   const page = toPage(req.page, req.perPage);
   const search = req.search?.trim() || undefined;
+  const filters = {
+    severity: oneOf("severity", req.severity, SEVERITIES),
+    monitoringTool: req.monitoringTool?.trim() || undefined,
+    service: req.service?.trim() || undefined,
+  };
   const [{ alerts, total }, opsgenieUrl] = await Promise.all([
-    deps.stores.alerts.list(project.id, { status, search, orderBy, sort, offset: pageOffset(page), limit: page.perPage }),
+    deps.stores.alerts.list(project.id, {
+      status,
+      search,
+      ...filters,
+      orderBy,
+      sort,
+      offset: pageOffset(page),
+      limit: page.perPage,
+    }),
     deps.integrations.opsgenieUrl(project.id),
   ]);
   return { alerts, total, opsgenieUrl };

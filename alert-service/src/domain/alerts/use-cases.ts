@@ -5,7 +5,8 @@ import type { PageRuleJob, PageStartJob } from "../paging/ports.js";
 import { autoResolveJob } from "./auto-resolve.js";
 import { incidentJob } from "./incidents.js";
 import { type IngestDeps, type IngestRequest, type IngestResult, ingest } from "./ingest.js";
-import type { Alert, AlertOutcome, AlertSettings, Incident } from "./model.js";
+import type { ActivityEntry, Alert, AlertOutcome, AlertSettings, Incident } from "./model.js";
+import { type AlertOverview, alertOverview, openAlertsByProject, type ProjectOpenAlerts } from "./overview.js";
 import type { AutoResolveJob, IncidentJob, ProcessAlertJob, QueueStats, StatusChangeJob, StatusChangeResult } from "./ports.js";
 import { type BatchResult, type ProcessingDeps, processAlertJob, processAlertJobs } from "./processing.js";
 import * as q from "./queries.js";
@@ -29,6 +30,8 @@ export interface AlertsUseCases {
   getIncident(projectIdOrPath: string, iid: number, ctx: CallContext): Promise<Incident>;
   getAlertSettings(projectIdOrPath: string, ctx: CallContext): Promise<AlertSettings>;
   updateAlertSettings(projectIdOrPath: string, change: Partial<AlertSettings>, ctx: CallContext): Promise<AlertSettings>;
+  alertOverview(projectIdOrPath: string, ctx: CallContext): Promise<AlertOverview>;
+  openAlertsByProject(filter: { membership: boolean; search: string }, ctx: CallContext): Promise<ProjectOpenAlerts[]>;
 }
 
 /** What the queue workers run (in the main thread, or in the processing thread: see processing-runtime.ts). */
@@ -76,5 +79,7 @@ export function createAlertsUseCases(deps: IngestDeps): AlertsUseCases {
     getIncident: (p, iid, ctx) => q.getIncident(deps, p, iid, ctx),
     getAlertSettings: (p, ctx) => q.getAlertSettings(deps, p, ctx),
     updateAlertSettings: (p, change, ctx) => q.updateAlertSettings(deps, p, change, ctx),
+    alertOverview: (p, ctx) => alertOverview(deps, p, ctx),
+    openAlertsByProject: (filter, ctx) => openAlertsByProject(deps, filter, ctx),
   };
 }

@@ -7,6 +7,8 @@ export const severityOf = (n: number): Severity => SEVERITIES[n] ?? "critical";
 export const statusCode = (s: AlertStatus): number => ALERT_STATUSES.indexOf(s);
 export const statusOf = (n: number): AlertStatus => ALERT_STATUSES[n] ?? "triggered";
 export const RESOLVED = statusCode("resolved");
+export const ACKNOWLEDGED = statusCode("acknowledged");
+export const TRIGGERED = statusCode("triggered");
 
 export const openAlertExists = () =>
   alreadyExists("OPEN_ALERT_EXISTS", "Cannot have multiple unresolved alerts with the same fingerprint");

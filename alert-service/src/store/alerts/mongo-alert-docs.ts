@@ -19,6 +19,8 @@ export interface AlertDoc {
   fingerprint: string | null;
   started_at: Date;
   ended_at: Date | null;
+  /** When the alert was first acknowledged; absent when never (and on alerts from before issue 26). */
+  acknowledged_at?: Date;
   environment_name: string;
   incident_iid: number;
   /** JSON text: payload keys may contain `.` or `$`. */

@@ -197,6 +197,8 @@ export class MongoAlertStore implements AlertStore {
             ended_at: endedAt ?? null,
             updated_at: at,
             open_key: openKey(current.project_id, current.fingerprint, code, alertId),
+            // The first acknowledgement stays (the overview's time to acknowledge).
+            ...(status === "acknowledged" && !current.acknowledged_at ? { acknowledged_at: at } : {}),
           },
           $inc: { rev: 1 },
         },
@@ -230,6 +232,9 @@ export class MongoAlertStore implements AlertStore {
   async list(projectId: number, q: AlertQuery) {
     const filter: Filter<AlertDoc> = { project_id: projectId };
     if (q.status) filter.status = statusCode(q.status);
+    if (q.severity) filter.severity = severityCode(q.severity);
+    if (q.monitoringTool) filter.monitoring_tool = { $regex: `^${escapeRegex(q.monitoringTool)}$`, $options: "i" };
+    if (q.service) filter.service = { $regex: `^${escapeRegex(q.service)}$`, $options: "i" };
     if (q.search) {
       const regex = { $regex: escapeRegex(q.search), $options: "i" };
       filter.$or = ["title", "description", "service", "monitoring_tool", "hosts"].map((f) => ({

@@ -1,5 +1,6 @@
 import type { Db } from "mongodb";
 import type { AlertsStores } from "../../domain/alerts/ports.js";
+import { MongoAlertOverview } from "./mongo-alert-overview.js";
 import { MongoAlertStore } from "./mongo-alert-store.js";
 import { ensureAlertIndexes, isFerretDb } from "./mongo-common.js";
 import { MongoIncidentStore, MongoRequestLog } from "./mongo-incident-store.js";
@@ -12,6 +13,7 @@ export async function createMongoAlertsStores(db: Db): Promise<AlertsStores> {
     alerts: new MongoAlertStore(db, !ferret),
     incidents: new MongoIncidentStore(db),
     requests: new MongoRequestLog(db),
+    overview: new MongoAlertOverview(db),
     // No multi-document transactions on FerretDB 1.x: every write commits by itself.
     batch: (fn) => fn(),
     ping: async () => {

@@ -2,7 +2,7 @@ import { isUniqueViolation, prepared } from "@tocsin/store";
 import type { Database, Statement } from "better-sqlite3";
 import type { ActivityEntry, Alert, AlertStatus } from "../../domain/alerts/model.js";
 import type { AlertQuery, AlertStore, NewAlert } from "../../domain/alerts/ports.js";
-import { opApplied, openAlertExists, RESOLVED, severityCode, severityOf, statusCode, statusOf } from "./codes.js";
+import { ACKNOWLEDGED, opApplied, openAlertExists, RESOLVED, severityCode, severityOf, statusCode, statusOf } from "./codes.js";
 
 interface AlertRow {
   id: number;
@@ -217,12 +217,12 @@ export class SqliteAlertStore implements AlertStore {
 
   async setStatus(alertId: number, status: AlertStatus, endedAt: Date | undefined, at: Date): Promise<Alert> {
     try {
-      prepared(this.db, "UPDATE alerts SET status = ?, ended_at = ?, updated_at = ? WHERE id = ?").run(
-        statusCode(status),
-        endedAt ? endedAt.getTime() : null,
-        at.getTime(),
-        alertId,
-      );
+      // The first acknowledgement stays (the overview's time to acknowledge).
+      prepared(
+        this.db,
+        `UPDATE alerts SET status = ?, ended_at = ?, updated_at = ?,
+          acknowledged_at = CASE WHEN ? = ${ACKNOWLEDGED} THEN COALESCE(acknowledged_at, ?) ELSE acknowledged_at END WHERE id = ?`,
+      ).run(statusCode(status), endedAt ? endedAt.getTime() : null, at.getTime(), statusCode(status), at.getTime(), alertId);
     } catch (err) {
       if (isUniqueViolation(err)) throw openAlertExists();
       throw err;
@@ -248,6 +248,18 @@ export class SqliteAlertStore implements AlertStore {
     if (q.status) {
       where.push("status = ?");
       args.push(statusCode(q.status));
+    }
+    if (q.severity) {
+      where.push("severity = ?");
+      args.push(severityCode(q.severity));
+    }
+    for (const [column, value] of [
+      ["monitoring_tool", q.monitoringTool],
+      ["service", q.service],
+    ] as const) {
+      if (value === undefined) continue;
+      where.push(`${column} = ? COLLATE NOCASE`);
+      args.push(value);
     }
     if (q.search) {
       const like = `%${q.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

@@ -149,9 +149,10 @@ describe("alert tables on SQLite: an existing database is migrated in place", ()
   it("from version 0 keeps alerts, ids, iids, op records, outcomes and the rules on them", async () => {
     const db = v0Database();
     const { alerts, requests, incidents } = createSqliteAlertsStores(db);
-    expect(db.pragma("user_version", { simple: true })).toBe(1);
+    expect(db.pragma("user_version", { simple: true })).toBe(2);
     const columns = (db.prepare("PRAGMA table_info(alerts)").all() as Array<{ name: string }>).map((c) => c.name);
     expect(columns).not.toContain("create_op");
+    expect(columns).toContain("acknowledged_at");
     expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'processed_jobs'").get()).toBeUndefined();
 
     expect(await alerts.findByOp(1, "op-1")).toMatchObject({ created: true, alert: { id: 1, iid: 1, status: "resolved" } });
@@ -186,7 +187,7 @@ describe("alert tables on SQLite: an existing database is migrated in place", ()
 
     // Opening again changes nothing; the purge drops old op records and outcomes alike.
     createSqliteAlertsStores(db);
-    expect(db.pragma("user_version", { simple: true })).toBe(1);
+    expect(db.pragma("user_version", { simple: true })).toBe(2);
     await requests.purge(new Date(t0 + 10), new Date(t0 + 10));
     expect(await requests.jobOutcome("op-1")).toBeUndefined();
     expect(await alerts.findByOp(1, "op-4")).toMatchObject({ created: true });

@@ -4,9 +4,10 @@ import type { Database } from "better-sqlite3";
 /**
  * Version of the alert tables' layout in `PRAGMA user_version` of the database file (the alert
  * tables own it: the integration and mail tables beside them in `alert.db` are not versioned).
- * 0: a database from before versioning (layout `V0_TO_V1` starts from); 1: the layout below.
+ * 0: a database from before versioning (layout `V0_TO_V1` starts from); 1: the layout below;
+ * 2: `alerts.acknowledged_at` (`V1_TO_V2`).
  */
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 
 /**
  * The alert list's columns and indexes. The one-open-alert rule is the partial unique index
@@ -144,6 +145,19 @@ DELETE FROM alert_counters WHERE name LIKE 'alert_iid:%';
 `;
 
 /**
+ * Version 1 → 2 (issue 26, the overview: docs/overview-api.md). `acknowledged_at`: when an alert
+ * was first acknowledged (epoch ms, NULL = never; alerts acknowledged before count as never).
+ * `alerts_project_started_counts` covers the overview's per-day pass over the last 30 days (no
+ * row is read for it); `alerts_open_by_severity` holds open alerts only (partial: resolved and
+ * ignored alerts, the bulk, are not in it), so the dashboard's counts read no rows either.
+ */
+const V1_TO_V2 = `
+ALTER TABLE alerts ADD COLUMN acknowledged_at INTEGER;
+CREATE INDEX alerts_project_started_counts ON alerts (project_id, started_at, severity, status, ended_at, acknowledged_at);
+CREATE INDEX alerts_open_by_severity ON alerts (project_id, status, severity) WHERE status IN (0, 1);
+`;
+
+/**
  * Creates the alert tables, or brings an existing database to the current layout in place
  * (one IMMEDIATE transaction: another connection opening the file meanwhile waits, then finds
  * the new version and does nothing).
@@ -155,7 +169,9 @@ export function migrateAlertsSchema(db: Database): void {
     if (version() >= SCHEMA_VERSION) return;
     const existing = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'alerts'").get();
     db.exec(OTHERS);
-    db.exec(existing ? V0_TO_V1 : alertsTable("alerts") + ALERTS_INDEXES + OPS);
+    if (!existing) db.exec(alertsTable("alerts") + ALERTS_INDEXES + OPS);
+    else if (version() < 1) db.exec(V0_TO_V1);
+    db.exec(V1_TO_V2);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
 }

@@ -1,6 +1,7 @@
 import { prepared } from "@tocsin/store";
 import type { Database } from "better-sqlite3";
 import type { AlertsStores } from "../../domain/alerts/ports.js";
+import { SqliteAlertOverview } from "./sqlite-alert-overview.js";
 import { SqliteAlertStore } from "./sqlite-alert-store.js";
 import { SqliteIncidentStore, SqliteRequestLog } from "./sqlite-incident-store.js";
 import { migrateAlertsSchema } from "./sqlite-schema.js";
@@ -34,6 +35,7 @@ export function createSqliteAlertsStores(db: Database): AlertsStores {
     alerts: new SqliteAlertStore(db),
     incidents: new SqliteIncidentStore(db),
     requests: new SqliteRequestLog(db),
+    overview: new SqliteAlertOverview(db),
     batch: (fn) => inOneTransaction(db, fn),
     ping: async () => {
       prepared(db, "SELECT 1").get();

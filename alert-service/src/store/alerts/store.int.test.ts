@@ -4,9 +4,14 @@ import { describe, expect, inject, it } from "vitest";
 import { describeAlertsStoresContract } from "./contract.js";
 import { MongoIncidentStore } from "./mongo-incident-store.js";
 import { createMongoAlertsStores } from "./mongo-stores.js";
+import { describeAlertOverviewContract } from "./overview-contract.js";
 import { createSqliteAlertsStores } from "./sqlite-stores.js";
 
 describeAlertsStoresContract("sqlite", async () => {
+  const db = new Database(":memory:");
+  return { stores: createSqliteAlertsStores(db), cleanup: async () => void db.close() };
+});
+describeAlertOverviewContract("sqlite", async () => {
   const db = new Database(":memory:");
   return { stores: createSqliteAlertsStores(db), cleanup: async () => void db.close() };
 });
@@ -17,6 +22,18 @@ describe.skipIf(!mongoUrl)("mongodb", () => {
   describeAlertsStoresContract("mongodb (FerretDB)", async () => {
     const client = await MongoClient.connect(mongoUrl);
     const db = client.db(`tocsin_test_alerts_${Math.random().toString(36).slice(2, 10)}`);
+    return {
+      stores: await createMongoAlertsStores(db),
+      cleanup: async () => {
+        await db.dropDatabase();
+        await client.close();
+      },
+    };
+  });
+
+  describeAlertOverviewContract("mongodb (FerretDB)", async () => {
+    const client = await MongoClient.connect(mongoUrl);
+    const db = client.db(`tocsin_test_overview_${Math.random().toString(36).slice(2, 10)}`);
     return {
       stores: await createMongoAlertsStores(db),
       cleanup: async () => {

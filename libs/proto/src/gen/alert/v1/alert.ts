@@ -475,6 +475,12 @@ export interface ListAlertsRequest {
   sort: string;
   page: number;
   perPage: number;
+  /** Empty for every severity, else a severity name. */
+  severity: string;
+  /** Empty for every tool, else the exact monitoring tool (case-insensitive). */
+  monitoringTool: string;
+  /** Empty for every service, else the exact service (case-insensitive). */
+  service: string;
 }
 
 export interface ListAlertsResponse {
@@ -550,6 +556,102 @@ export interface GetIncidentRequest {
 
 export interface GetIncidentResponse {
   incident: Incident | undefined;
+}
+
+/** A count per severity; severities without alerts are left out. */
+export interface SeverityCount {
+  severity: string;
+  count: number;
+}
+
+/** Open alerts: triggered and acknowledged, each by severity. */
+export interface OpenAlertCounts {
+  triggered: SeverityCount[];
+  acknowledged: SeverityCount[];
+}
+
+/** Alerts started in [start, start + the bucket's length), by severity. */
+export interface StartedBucket {
+  start: Date | undefined;
+  counts: SeverityCount[];
+}
+
+export interface NoisyFingerprint {
+  fingerprint: string;
+  /** Title and service of the fingerprint's latest alert in the window. */
+  title: string;
+  service: string;
+  /** Events of the window's alerts with this fingerprint, and how many alerts they are. */
+  events: number;
+  alerts: number;
+}
+
+export interface NoisyService {
+  service: string;
+  events: number;
+  alerts: number;
+}
+
+/** Over the alerts started in the last `days` UTC days (today included). */
+export interface ResponseTimes {
+  days: number;
+  /** Alerts acknowledged, and the mean of (first acknowledgement - start) over them (absent when none). */
+  acknowledged: number;
+  meanTimeToAcknowledgeSeconds?:
+    | number
+    | undefined;
+  /** Alerts resolved, and the mean of (end - start) over them (absent when none). */
+  resolved: number;
+  meanTimeToResolveSeconds?: number | undefined;
+}
+
+export interface GetAlertOverviewRequest {
+  projectIdOrPath: string;
+}
+
+export interface GetAlertOverviewResponse {
+  generatedAt: Date | undefined;
+  open:
+    | OpenAlertCounts
+    | undefined;
+  /** 24 buckets of one hour, the last one holding now. */
+  hourly: StartedBucket[];
+  /** 30 buckets of one UTC day, the last one today. */
+  daily: StartedBucket[];
+  /** At most ten of each, most events first. */
+  noisiestFingerprints: NoisyFingerprint[];
+  noisiestServices: NoisyService[];
+  /** Over 7 and 30 days. */
+  responseTimes: ResponseTimes[];
+}
+
+export interface ListOpenAlertCountsRequest {
+  /** Only projects the caller is a member of (matters for admins, who otherwise see all). */
+  membership: boolean;
+  /** Case-insensitive substring of the name or path with namespace; empty = all. */
+  search: string;
+}
+
+export interface ProjectOpenAlerts {
+  projectId: number;
+  name: string;
+  pathWithNamespace: string;
+  /** Absent when the caller is below Developer in the project (alerts are Developer+). */
+  open:
+    | OpenAlertCounts
+    | undefined;
+  /** The caller's effective access level (GitLab's numbers: 10 guest … 50 owner). */
+  accessLevel: number;
+  /** `free`, `premium` or `ultimate`. */
+  tier: string;
+}
+
+export interface ListOpenAlertCountsResponse {
+  /**
+   * Burning first: by triggered alerts of each severity from critical down (most first), then
+   * by acknowledged alerts likewise, then by path.
+   */
+  projects: ProjectOpenAlerts[];
 }
 
 function createBaseIntegration(): Integration {
@@ -6589,7 +6691,18 @@ export const EscalationPage: MessageFns<EscalationPage> = {
 };
 
 function createBaseListAlertsRequest(): ListAlertsRequest {
-  return { projectIdOrPath: "", status: "", search: "", orderBy: "", sort: "", page: 0, perPage: 0 };
+  return {
+    projectIdOrPath: "",
+    status: "",
+    search: "",
+    orderBy: "",
+    sort: "",
+    page: 0,
+    perPage: 0,
+    severity: "",
+    monitoringTool: "",
+    service: "",
+  };
 }
 
 export const ListAlertsRequest: MessageFns<ListAlertsRequest> = {
@@ -6614,6 +6727,15 @@ export const ListAlertsRequest: MessageFns<ListAlertsRequest> = {
     }
     if (message.perPage !== 0) {
       writer.uint32(56).int32(message.perPage);
+    }
+    if (message.severity !== "") {
+      writer.uint32(66).string(message.severity);
+    }
+    if (message.monitoringTool !== "") {
+      writer.uint32(74).string(message.monitoringTool);
+    }
+    if (message.service !== "") {
+      writer.uint32(82).string(message.service);
     }
     return writer;
   },
@@ -6687,6 +6809,30 @@ export const ListAlertsRequest: MessageFns<ListAlertsRequest> = {
             message.perPage = reader.int32();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.severity = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.monitoringTool = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.service = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -6720,6 +6866,13 @@ export const ListAlertsRequest: MessageFns<ListAlertsRequest> = {
         : isSet(object.per_page)
         ? globalThis.Number(object.per_page)
         : 0,
+      severity: isSet(object.severity) ? globalThis.String(object.severity) : "",
+      monitoringTool: isSet(object.monitoringTool)
+        ? globalThis.String(object.monitoringTool)
+        : isSet(object.monitoring_tool)
+        ? globalThis.String(object.monitoring_tool)
+        : "",
+      service: isSet(object.service) ? globalThis.String(object.service) : "",
     };
   },
 
@@ -6746,6 +6899,15 @@ export const ListAlertsRequest: MessageFns<ListAlertsRequest> = {
     if (message.perPage !== 0) {
       obj.perPage = Math.round(message.perPage);
     }
+    if (message.severity !== "") {
+      obj.severity = message.severity;
+    }
+    if (message.monitoringTool !== "") {
+      obj.monitoringTool = message.monitoringTool;
+    }
+    if (message.service !== "") {
+      obj.service = message.service;
+    }
     return obj;
   },
 
@@ -6761,6 +6923,9 @@ export const ListAlertsRequest: MessageFns<ListAlertsRequest> = {
     message.sort = object.sort ?? "";
     message.page = object.page ?? 0;
     message.perPage = object.perPage ?? 0;
+    message.severity = object.severity ?? "";
+    message.monitoringTool = object.monitoringTool ?? "";
+    message.service = object.service ?? "";
     return message;
   },
 };
@@ -7981,6 +8146,1229 @@ export const GetIncidentResponse: MessageFns<GetIncidentResponse> = {
   },
 };
 
+function createBaseSeverityCount(): SeverityCount {
+  return { severity: "", count: 0 };
+}
+
+export const SeverityCount: MessageFns<SeverityCount> = {
+  encode(message: SeverityCount, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.severity !== "") {
+      writer.uint32(10).string(message.severity);
+    }
+    if (message.count !== 0) {
+      writer.uint32(16).int64(message.count);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SeverityCount {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSeverityCount();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.severity = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.count = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SeverityCount {
+    return {
+      severity: isSet(object.severity) ? globalThis.String(object.severity) : "",
+      count: isSet(object.count) ? globalThis.Number(object.count) : 0,
+    };
+  },
+
+  toJSON(message: SeverityCount): unknown {
+    const obj: any = {};
+    if (message.severity !== "") {
+      obj.severity = message.severity;
+    }
+    if (message.count !== 0) {
+      obj.count = Math.round(message.count);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SeverityCount>): SeverityCount {
+    return SeverityCount.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SeverityCount>): SeverityCount {
+    const message = createBaseSeverityCount();
+    message.severity = object.severity ?? "";
+    message.count = object.count ?? 0;
+    return message;
+  },
+};
+
+function createBaseOpenAlertCounts(): OpenAlertCounts {
+  return { triggered: [], acknowledged: [] };
+}
+
+export const OpenAlertCounts: MessageFns<OpenAlertCounts> = {
+  encode(message: OpenAlertCounts, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.triggered) {
+      SeverityCount.encode(v!, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.acknowledged) {
+      SeverityCount.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OpenAlertCounts {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOpenAlertCounts();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.triggered.push(SeverityCount.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.acknowledged.push(SeverityCount.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OpenAlertCounts {
+    return {
+      triggered: globalThis.Array.isArray(object?.triggered)
+        ? object.triggered.map((e: any) => SeverityCount.fromJSON(e))
+        : [],
+      acknowledged: globalThis.Array.isArray(object?.acknowledged)
+        ? object.acknowledged.map((e: any) => SeverityCount.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: OpenAlertCounts): unknown {
+    const obj: any = {};
+    if (message.triggered?.length) {
+      obj.triggered = message.triggered.map((e) => SeverityCount.toJSON(e));
+    }
+    if (message.acknowledged?.length) {
+      obj.acknowledged = message.acknowledged.map((e) => SeverityCount.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<OpenAlertCounts>): OpenAlertCounts {
+    return OpenAlertCounts.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<OpenAlertCounts>): OpenAlertCounts {
+    const message = createBaseOpenAlertCounts();
+    message.triggered = object.triggered?.map((e) => SeverityCount.fromPartial(e)) || [];
+    message.acknowledged = object.acknowledged?.map((e) => SeverityCount.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseStartedBucket(): StartedBucket {
+  return { start: undefined, counts: [] };
+}
+
+export const StartedBucket: MessageFns<StartedBucket> = {
+  encode(message: StartedBucket, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.start !== undefined) {
+      Timestamp.encode(toTimestamp(message.start), writer.uint32(10).fork()).join();
+    }
+    for (const v of message.counts) {
+      SeverityCount.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StartedBucket {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStartedBucket();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.start = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.counts.push(SeverityCount.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StartedBucket {
+    return {
+      start: isSet(object.start) ? fromJsonTimestamp(object.start) : undefined,
+      counts: globalThis.Array.isArray(object?.counts) ? object.counts.map((e: any) => SeverityCount.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: StartedBucket): unknown {
+    const obj: any = {};
+    if (message.start !== undefined) {
+      obj.start = message.start.toISOString();
+    }
+    if (message.counts?.length) {
+      obj.counts = message.counts.map((e) => SeverityCount.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<StartedBucket>): StartedBucket {
+    return StartedBucket.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<StartedBucket>): StartedBucket {
+    const message = createBaseStartedBucket();
+    message.start = object.start ?? undefined;
+    message.counts = object.counts?.map((e) => SeverityCount.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseNoisyFingerprint(): NoisyFingerprint {
+  return { fingerprint: "", title: "", service: "", events: 0, alerts: 0 };
+}
+
+export const NoisyFingerprint: MessageFns<NoisyFingerprint> = {
+  encode(message: NoisyFingerprint, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.fingerprint !== "") {
+      writer.uint32(10).string(message.fingerprint);
+    }
+    if (message.title !== "") {
+      writer.uint32(18).string(message.title);
+    }
+    if (message.service !== "") {
+      writer.uint32(26).string(message.service);
+    }
+    if (message.events !== 0) {
+      writer.uint32(32).int64(message.events);
+    }
+    if (message.alerts !== 0) {
+      writer.uint32(40).int64(message.alerts);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NoisyFingerprint {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNoisyFingerprint();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.fingerprint = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.service = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.events = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.alerts = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): NoisyFingerprint {
+    return {
+      fingerprint: isSet(object.fingerprint) ? globalThis.String(object.fingerprint) : "",
+      title: isSet(object.title) ? globalThis.String(object.title) : "",
+      service: isSet(object.service) ? globalThis.String(object.service) : "",
+      events: isSet(object.events) ? globalThis.Number(object.events) : 0,
+      alerts: isSet(object.alerts) ? globalThis.Number(object.alerts) : 0,
+    };
+  },
+
+  toJSON(message: NoisyFingerprint): unknown {
+    const obj: any = {};
+    if (message.fingerprint !== "") {
+      obj.fingerprint = message.fingerprint;
+    }
+    if (message.title !== "") {
+      obj.title = message.title;
+    }
+    if (message.service !== "") {
+      obj.service = message.service;
+    }
+    if (message.events !== 0) {
+      obj.events = Math.round(message.events);
+    }
+    if (message.alerts !== 0) {
+      obj.alerts = Math.round(message.alerts);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<NoisyFingerprint>): NoisyFingerprint {
+    return NoisyFingerprint.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<NoisyFingerprint>): NoisyFingerprint {
+    const message = createBaseNoisyFingerprint();
+    message.fingerprint = object.fingerprint ?? "";
+    message.title = object.title ?? "";
+    message.service = object.service ?? "";
+    message.events = object.events ?? 0;
+    message.alerts = object.alerts ?? 0;
+    return message;
+  },
+};
+
+function createBaseNoisyService(): NoisyService {
+  return { service: "", events: 0, alerts: 0 };
+}
+
+export const NoisyService: MessageFns<NoisyService> = {
+  encode(message: NoisyService, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.service !== "") {
+      writer.uint32(10).string(message.service);
+    }
+    if (message.events !== 0) {
+      writer.uint32(16).int64(message.events);
+    }
+    if (message.alerts !== 0) {
+      writer.uint32(24).int64(message.alerts);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NoisyService {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNoisyService();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.service = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.events = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.alerts = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): NoisyService {
+    return {
+      service: isSet(object.service) ? globalThis.String(object.service) : "",
+      events: isSet(object.events) ? globalThis.Number(object.events) : 0,
+      alerts: isSet(object.alerts) ? globalThis.Number(object.alerts) : 0,
+    };
+  },
+
+  toJSON(message: NoisyService): unknown {
+    const obj: any = {};
+    if (message.service !== "") {
+      obj.service = message.service;
+    }
+    if (message.events !== 0) {
+      obj.events = Math.round(message.events);
+    }
+    if (message.alerts !== 0) {
+      obj.alerts = Math.round(message.alerts);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<NoisyService>): NoisyService {
+    return NoisyService.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<NoisyService>): NoisyService {
+    const message = createBaseNoisyService();
+    message.service = object.service ?? "";
+    message.events = object.events ?? 0;
+    message.alerts = object.alerts ?? 0;
+    return message;
+  },
+};
+
+function createBaseResponseTimes(): ResponseTimes {
+  return {
+    days: 0,
+    acknowledged: 0,
+    meanTimeToAcknowledgeSeconds: undefined,
+    resolved: 0,
+    meanTimeToResolveSeconds: undefined,
+  };
+}
+
+export const ResponseTimes: MessageFns<ResponseTimes> = {
+  encode(message: ResponseTimes, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.days !== 0) {
+      writer.uint32(8).int32(message.days);
+    }
+    if (message.acknowledged !== 0) {
+      writer.uint32(16).int64(message.acknowledged);
+    }
+    if (message.meanTimeToAcknowledgeSeconds !== undefined) {
+      writer.uint32(25).double(message.meanTimeToAcknowledgeSeconds);
+    }
+    if (message.resolved !== 0) {
+      writer.uint32(32).int64(message.resolved);
+    }
+    if (message.meanTimeToResolveSeconds !== undefined) {
+      writer.uint32(41).double(message.meanTimeToResolveSeconds);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResponseTimes {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResponseTimes();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.days = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.acknowledged = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 25) {
+              break;
+            }
+
+            message.meanTimeToAcknowledgeSeconds = reader.double();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.resolved = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 41) {
+              break;
+            }
+
+            message.meanTimeToResolveSeconds = reader.double();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResponseTimes {
+    return {
+      days: isSet(object.days) ? globalThis.Number(object.days) : 0,
+      acknowledged: isSet(object.acknowledged) ? globalThis.Number(object.acknowledged) : 0,
+      meanTimeToAcknowledgeSeconds: isSet(object.meanTimeToAcknowledgeSeconds)
+        ? globalThis.Number(object.meanTimeToAcknowledgeSeconds)
+        : isSet(object.mean_time_to_acknowledge_seconds)
+        ? globalThis.Number(object.mean_time_to_acknowledge_seconds)
+        : undefined,
+      resolved: isSet(object.resolved) ? globalThis.Number(object.resolved) : 0,
+      meanTimeToResolveSeconds: isSet(object.meanTimeToResolveSeconds)
+        ? globalThis.Number(object.meanTimeToResolveSeconds)
+        : isSet(object.mean_time_to_resolve_seconds)
+        ? globalThis.Number(object.mean_time_to_resolve_seconds)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ResponseTimes): unknown {
+    const obj: any = {};
+    if (message.days !== 0) {
+      obj.days = Math.round(message.days);
+    }
+    if (message.acknowledged !== 0) {
+      obj.acknowledged = Math.round(message.acknowledged);
+    }
+    if (message.meanTimeToAcknowledgeSeconds !== undefined) {
+      obj.meanTimeToAcknowledgeSeconds = floatToJson(message.meanTimeToAcknowledgeSeconds);
+    }
+    if (message.resolved !== 0) {
+      obj.resolved = Math.round(message.resolved);
+    }
+    if (message.meanTimeToResolveSeconds !== undefined) {
+      obj.meanTimeToResolveSeconds = floatToJson(message.meanTimeToResolveSeconds);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ResponseTimes>): ResponseTimes {
+    return ResponseTimes.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ResponseTimes>): ResponseTimes {
+    const message = createBaseResponseTimes();
+    message.days = object.days ?? 0;
+    message.acknowledged = object.acknowledged ?? 0;
+    message.meanTimeToAcknowledgeSeconds = object.meanTimeToAcknowledgeSeconds ?? undefined;
+    message.resolved = object.resolved ?? 0;
+    message.meanTimeToResolveSeconds = object.meanTimeToResolveSeconds ?? undefined;
+    return message;
+  },
+};
+
+function createBaseGetAlertOverviewRequest(): GetAlertOverviewRequest {
+  return { projectIdOrPath: "" };
+}
+
+export const GetAlertOverviewRequest: MessageFns<GetAlertOverviewRequest> = {
+  encode(message: GetAlertOverviewRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.projectIdOrPath !== "") {
+      writer.uint32(10).string(message.projectIdOrPath);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetAlertOverviewRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetAlertOverviewRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.projectIdOrPath = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetAlertOverviewRequest {
+    return {
+      projectIdOrPath: isSet(object.projectIdOrPath)
+        ? globalThis.String(object.projectIdOrPath)
+        : isSet(object.project_id_or_path)
+        ? globalThis.String(object.project_id_or_path)
+        : "",
+    };
+  },
+
+  toJSON(message: GetAlertOverviewRequest): unknown {
+    const obj: any = {};
+    if (message.projectIdOrPath !== "") {
+      obj.projectIdOrPath = message.projectIdOrPath;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetAlertOverviewRequest>): GetAlertOverviewRequest {
+    return GetAlertOverviewRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetAlertOverviewRequest>): GetAlertOverviewRequest {
+    const message = createBaseGetAlertOverviewRequest();
+    message.projectIdOrPath = object.projectIdOrPath ?? "";
+    return message;
+  },
+};
+
+function createBaseGetAlertOverviewResponse(): GetAlertOverviewResponse {
+  return {
+    generatedAt: undefined,
+    open: undefined,
+    hourly: [],
+    daily: [],
+    noisiestFingerprints: [],
+    noisiestServices: [],
+    responseTimes: [],
+  };
+}
+
+export const GetAlertOverviewResponse: MessageFns<GetAlertOverviewResponse> = {
+  encode(message: GetAlertOverviewResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.generatedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.generatedAt), writer.uint32(10).fork()).join();
+    }
+    if (message.open !== undefined) {
+      OpenAlertCounts.encode(message.open, writer.uint32(18).fork()).join();
+    }
+    for (const v of message.hourly) {
+      StartedBucket.encode(v!, writer.uint32(26).fork()).join();
+    }
+    for (const v of message.daily) {
+      StartedBucket.encode(v!, writer.uint32(34).fork()).join();
+    }
+    for (const v of message.noisiestFingerprints) {
+      NoisyFingerprint.encode(v!, writer.uint32(42).fork()).join();
+    }
+    for (const v of message.noisiestServices) {
+      NoisyService.encode(v!, writer.uint32(50).fork()).join();
+    }
+    for (const v of message.responseTimes) {
+      ResponseTimes.encode(v!, writer.uint32(58).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetAlertOverviewResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetAlertOverviewResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.generatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.open = OpenAlertCounts.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.hourly.push(StartedBucket.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.daily.push(StartedBucket.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.noisiestFingerprints.push(NoisyFingerprint.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.noisiestServices.push(NoisyService.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.responseTimes.push(ResponseTimes.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetAlertOverviewResponse {
+    return {
+      generatedAt: isSet(object.generatedAt)
+        ? fromJsonTimestamp(object.generatedAt)
+        : isSet(object.generated_at)
+        ? fromJsonTimestamp(object.generated_at)
+        : undefined,
+      open: isSet(object.open) ? OpenAlertCounts.fromJSON(object.open) : undefined,
+      hourly: globalThis.Array.isArray(object?.hourly) ? object.hourly.map((e: any) => StartedBucket.fromJSON(e)) : [],
+      daily: globalThis.Array.isArray(object?.daily) ? object.daily.map((e: any) => StartedBucket.fromJSON(e)) : [],
+      noisiestFingerprints: globalThis.Array.isArray(object?.noisiestFingerprints)
+        ? object.noisiestFingerprints.map((e: any) => NoisyFingerprint.fromJSON(e))
+        : globalThis.Array.isArray(object?.noisiest_fingerprints)
+        ? object.noisiest_fingerprints.map((e: any) => NoisyFingerprint.fromJSON(e))
+        : [],
+      noisiestServices: globalThis.Array.isArray(object?.noisiestServices)
+        ? object.noisiestServices.map((e: any) => NoisyService.fromJSON(e))
+        : globalThis.Array.isArray(object?.noisiest_services)
+        ? object.noisiest_services.map((e: any) => NoisyService.fromJSON(e))
+        : [],
+      responseTimes: globalThis.Array.isArray(object?.responseTimes)
+        ? object.responseTimes.map((e: any) => ResponseTimes.fromJSON(e))
+        : globalThis.Array.isArray(object?.response_times)
+        ? object.response_times.map((e: any) => ResponseTimes.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: GetAlertOverviewResponse): unknown {
+    const obj: any = {};
+    if (message.generatedAt !== undefined) {
+      obj.generatedAt = message.generatedAt.toISOString();
+    }
+    if (message.open !== undefined) {
+      obj.open = OpenAlertCounts.toJSON(message.open);
+    }
+    if (message.hourly?.length) {
+      obj.hourly = message.hourly.map((e) => StartedBucket.toJSON(e));
+    }
+    if (message.daily?.length) {
+      obj.daily = message.daily.map((e) => StartedBucket.toJSON(e));
+    }
+    if (message.noisiestFingerprints?.length) {
+      obj.noisiestFingerprints = message.noisiestFingerprints.map((e) => NoisyFingerprint.toJSON(e));
+    }
+    if (message.noisiestServices?.length) {
+      obj.noisiestServices = message.noisiestServices.map((e) => NoisyService.toJSON(e));
+    }
+    if (message.responseTimes?.length) {
+      obj.responseTimes = message.responseTimes.map((e) => ResponseTimes.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetAlertOverviewResponse>): GetAlertOverviewResponse {
+    return GetAlertOverviewResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetAlertOverviewResponse>): GetAlertOverviewResponse {
+    const message = createBaseGetAlertOverviewResponse();
+    message.generatedAt = object.generatedAt ?? undefined;
+    message.open = (object.open !== undefined && object.open !== null)
+      ? OpenAlertCounts.fromPartial(object.open)
+      : undefined;
+    message.hourly = object.hourly?.map((e) => StartedBucket.fromPartial(e)) || [];
+    message.daily = object.daily?.map((e) => StartedBucket.fromPartial(e)) || [];
+    message.noisiestFingerprints = object.noisiestFingerprints?.map((e) => NoisyFingerprint.fromPartial(e)) || [];
+    message.noisiestServices = object.noisiestServices?.map((e) => NoisyService.fromPartial(e)) || [];
+    message.responseTimes = object.responseTimes?.map((e) => ResponseTimes.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseListOpenAlertCountsRequest(): ListOpenAlertCountsRequest {
+  return { membership: false, search: "" };
+}
+
+export const ListOpenAlertCountsRequest: MessageFns<ListOpenAlertCountsRequest> = {
+  encode(message: ListOpenAlertCountsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.membership !== false) {
+      writer.uint32(8).bool(message.membership);
+    }
+    if (message.search !== "") {
+      writer.uint32(18).string(message.search);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListOpenAlertCountsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListOpenAlertCountsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.membership = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.search = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListOpenAlertCountsRequest {
+    return {
+      membership: isSet(object.membership) ? globalThis.Boolean(object.membership) : false,
+      search: isSet(object.search) ? globalThis.String(object.search) : "",
+    };
+  },
+
+  toJSON(message: ListOpenAlertCountsRequest): unknown {
+    const obj: any = {};
+    if (message.membership !== false) {
+      obj.membership = message.membership;
+    }
+    if (message.search !== "") {
+      obj.search = message.search;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListOpenAlertCountsRequest>): ListOpenAlertCountsRequest {
+    return ListOpenAlertCountsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListOpenAlertCountsRequest>): ListOpenAlertCountsRequest {
+    const message = createBaseListOpenAlertCountsRequest();
+    message.membership = object.membership ?? false;
+    message.search = object.search ?? "";
+    return message;
+  },
+};
+
+function createBaseProjectOpenAlerts(): ProjectOpenAlerts {
+  return { projectId: 0, name: "", pathWithNamespace: "", open: undefined, accessLevel: 0, tier: "" };
+}
+
+export const ProjectOpenAlerts: MessageFns<ProjectOpenAlerts> = {
+  encode(message: ProjectOpenAlerts, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.projectId !== 0) {
+      writer.uint32(8).int64(message.projectId);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.pathWithNamespace !== "") {
+      writer.uint32(26).string(message.pathWithNamespace);
+    }
+    if (message.open !== undefined) {
+      OpenAlertCounts.encode(message.open, writer.uint32(34).fork()).join();
+    }
+    if (message.accessLevel !== 0) {
+      writer.uint32(40).int32(message.accessLevel);
+    }
+    if (message.tier !== "") {
+      writer.uint32(50).string(message.tier);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProjectOpenAlerts {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProjectOpenAlerts();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.projectId = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.pathWithNamespace = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.open = OpenAlertCounts.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.accessLevel = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.tier = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProjectOpenAlerts {
+    return {
+      projectId: isSet(object.projectId)
+        ? globalThis.Number(object.projectId)
+        : isSet(object.project_id)
+        ? globalThis.Number(object.project_id)
+        : 0,
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      pathWithNamespace: isSet(object.pathWithNamespace)
+        ? globalThis.String(object.pathWithNamespace)
+        : isSet(object.path_with_namespace)
+        ? globalThis.String(object.path_with_namespace)
+        : "",
+      open: isSet(object.open) ? OpenAlertCounts.fromJSON(object.open) : undefined,
+      accessLevel: isSet(object.accessLevel)
+        ? globalThis.Number(object.accessLevel)
+        : isSet(object.access_level)
+        ? globalThis.Number(object.access_level)
+        : 0,
+      tier: isSet(object.tier) ? globalThis.String(object.tier) : "",
+    };
+  },
+
+  toJSON(message: ProjectOpenAlerts): unknown {
+    const obj: any = {};
+    if (message.projectId !== 0) {
+      obj.projectId = Math.round(message.projectId);
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.pathWithNamespace !== "") {
+      obj.pathWithNamespace = message.pathWithNamespace;
+    }
+    if (message.open !== undefined) {
+      obj.open = OpenAlertCounts.toJSON(message.open);
+    }
+    if (message.accessLevel !== 0) {
+      obj.accessLevel = Math.round(message.accessLevel);
+    }
+    if (message.tier !== "") {
+      obj.tier = message.tier;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ProjectOpenAlerts>): ProjectOpenAlerts {
+    return ProjectOpenAlerts.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ProjectOpenAlerts>): ProjectOpenAlerts {
+    const message = createBaseProjectOpenAlerts();
+    message.projectId = object.projectId ?? 0;
+    message.name = object.name ?? "";
+    message.pathWithNamespace = object.pathWithNamespace ?? "";
+    message.open = (object.open !== undefined && object.open !== null)
+      ? OpenAlertCounts.fromPartial(object.open)
+      : undefined;
+    message.accessLevel = object.accessLevel ?? 0;
+    message.tier = object.tier ?? "";
+    return message;
+  },
+};
+
+function createBaseListOpenAlertCountsResponse(): ListOpenAlertCountsResponse {
+  return { projects: [] };
+}
+
+export const ListOpenAlertCountsResponse: MessageFns<ListOpenAlertCountsResponse> = {
+  encode(message: ListOpenAlertCountsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.projects) {
+      ProjectOpenAlerts.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListOpenAlertCountsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListOpenAlertCountsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.projects.push(ProjectOpenAlerts.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListOpenAlertCountsResponse {
+    return {
+      projects: globalThis.Array.isArray(object?.projects)
+        ? object.projects.map((e: any) => ProjectOpenAlerts.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListOpenAlertCountsResponse): unknown {
+    const obj: any = {};
+    if (message.projects?.length) {
+      obj.projects = message.projects.map((e) => ProjectOpenAlerts.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListOpenAlertCountsResponse>): ListOpenAlertCountsResponse {
+    return ListOpenAlertCountsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListOpenAlertCountsResponse>): ListOpenAlertCountsResponse {
+    const message = createBaseListOpenAlertCountsResponse();
+    message.projects = object.projects?.map((e) => ProjectOpenAlerts.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /**
  * AlertService owns alert integrations (their configuration; their keys live in auth-service),
  * the alerts posted to them, their processing, and the incidents they open and close.
@@ -8315,6 +9703,38 @@ export const AlertServiceService = {
     responseSerialize: (value: GetIncidentResponse): Buffer => Buffer.from(GetIncidentResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetIncidentResponse => GetIncidentResponse.decode(value),
   },
+  /**
+   * The project's alerts at a glance (Developer+): open alerts by status and severity, alerts
+   * started per hour (last 24 h) and per UTC day (last 30 days) by severity, the noisiest
+   * fingerprints and services of the last 7 days, mean times to acknowledge and to resolve.
+   * Computed from indexed range queries over the alerts' start times (docs/overview-api.md).
+   */
+  getAlertOverview: {
+    path: "/alert.v1.AlertService/GetAlertOverview" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetAlertOverviewRequest): Buffer =>
+      Buffer.from(GetAlertOverviewRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetAlertOverviewRequest => GetAlertOverviewRequest.decode(value),
+    responseSerialize: (value: GetAlertOverviewResponse): Buffer =>
+      Buffer.from(GetAlertOverviewResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetAlertOverviewResponse => GetAlertOverviewResponse.decode(value),
+  },
+  /**
+   * Every project the caller can see with its open alerts (triggered, acknowledged) by severity
+   * where the caller reads alerts (Developer+), burning projects first: one call for the dashboard.
+   */
+  listOpenAlertCounts: {
+    path: "/alert.v1.AlertService/ListOpenAlertCounts" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListOpenAlertCountsRequest): Buffer =>
+      Buffer.from(ListOpenAlertCountsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListOpenAlertCountsRequest => ListOpenAlertCountsRequest.decode(value),
+    responseSerialize: (value: ListOpenAlertCountsResponse): Buffer =>
+      Buffer.from(ListOpenAlertCountsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListOpenAlertCountsResponse => ListOpenAlertCountsResponse.decode(value),
+  },
 } as const;
 
 export interface AlertServiceServer extends UntypedServiceImplementation {
@@ -8392,6 +9812,18 @@ export interface AlertServiceServer extends UntypedServiceImplementation {
   acknowledgeAlertFromPage: handleUnaryCall<AcknowledgeAlertFromPageRequest, AcknowledgeAlertFromPageResponse>;
   listIncidents: handleUnaryCall<ListIncidentsRequest, ListIncidentsResponse>;
   getIncident: handleUnaryCall<GetIncidentRequest, GetIncidentResponse>;
+  /**
+   * The project's alerts at a glance (Developer+): open alerts by status and severity, alerts
+   * started per hour (last 24 h) and per UTC day (last 30 days) by severity, the noisiest
+   * fingerprints and services of the last 7 days, mean times to acknowledge and to resolve.
+   * Computed from indexed range queries over the alerts' start times (docs/overview-api.md).
+   */
+  getAlertOverview: handleUnaryCall<GetAlertOverviewRequest, GetAlertOverviewResponse>;
+  /**
+   * Every project the caller can see with its open alerts (triggered, acknowledged) by severity
+   * where the caller reads alerts (Developer+), burning projects first: one call for the dashboard.
+   */
+  listOpenAlertCounts: handleUnaryCall<ListOpenAlertCountsRequest, ListOpenAlertCountsResponse>;
 }
 
 export interface AlertServiceClient extends Client {
@@ -8804,6 +10236,46 @@ export interface AlertServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetIncidentResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * The project's alerts at a glance (Developer+): open alerts by status and severity, alerts
+   * started per hour (last 24 h) and per UTC day (last 30 days) by severity, the noisiest
+   * fingerprints and services of the last 7 days, mean times to acknowledge and to resolve.
+   * Computed from indexed range queries over the alerts' start times (docs/overview-api.md).
+   */
+  getAlertOverview(
+    request: GetAlertOverviewRequest,
+    callback: (error: ServiceError | null, response: GetAlertOverviewResponse) => void,
+  ): ClientUnaryCall;
+  getAlertOverview(
+    request: GetAlertOverviewRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetAlertOverviewResponse) => void,
+  ): ClientUnaryCall;
+  getAlertOverview(
+    request: GetAlertOverviewRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetAlertOverviewResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Every project the caller can see with its open alerts (triggered, acknowledged) by severity
+   * where the caller reads alerts (Developer+), burning projects first: one call for the dashboard.
+   */
+  listOpenAlertCounts(
+    request: ListOpenAlertCountsRequest,
+    callback: (error: ServiceError | null, response: ListOpenAlertCountsResponse) => void,
+  ): ClientUnaryCall;
+  listOpenAlertCounts(
+    request: ListOpenAlertCountsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListOpenAlertCountsResponse) => void,
+  ): ClientUnaryCall;
+  listOpenAlertCounts(
+    request: ListOpenAlertCountsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListOpenAlertCountsResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const AlertServiceClient = makeGenericClientConstructor(
@@ -8814,6 +10286,10 @@ export const AlertServiceClient = makeGenericClientConstructor(
   service: typeof AlertServiceService;
   serviceName: string;
 };
+
+function floatToJson(value: number | null | undefined): number | string | null | undefined {
+  return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;
+}
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 
