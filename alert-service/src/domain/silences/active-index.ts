@@ -1,0 +1,92 @@
+import type { Clock } from "@tocsin/core";
+import { type CompiledSilence, compileSilence, silenceMatches } from "./matching.js";
+import { type Silence, stateAt } from "./model.js";
+import { type SilenceSubject, valuesOf } from "./subject.js";
+
+/**
+ * The unexpired silences of one project, arranged so that matching an alert costs about the same
+ * with 1 or 1,000 silences: each silence that has a plain equality matcher (`name="value"`, value
+ * not empty) is filed under that name and value, and an alert only tries the silences filed under
+ * its own values of those names; the rest (only regex or negative matchers) are tried one by one.
+ */
+export interface SilenceIndex {
+  /** Ids of the silences active at `now` that cover the subject, in id order. */
+  covering(subject: SilenceSubject, now: Date): string[];
+  /** How many silences the index holds (pending and active at build time). */
+  readonly size: number;
+}
+
+function anchorOf(silence: Silence) {
+  return silence.matchers.find((m) => m.isEqual && !m.isRegex && m.value !== "");
+}
+
+export function buildSilenceIndex(silences: Silence[]): SilenceIndex {
+  const byName = new Map<string, Map<string, CompiledSilence[]>>();
+  const scanned: CompiledSilence[] = [];
+  for (const silence of silences) {
+    const compiled = compileSilence(silence);
+    const anchor = anchorOf(silence);
+    if (!anchor) {
+      scanned.push(compiled);
+      continue;
+    }
+    const byValue = byName.get(anchor.name) ?? new Map<string, CompiledSilence[]>();
+    byName.set(anchor.name, byValue);
+    const bucket = byValue.get(anchor.value);
+    if (bucket) bucket.push(compiled);
+    else byValue.set(anchor.value, [compiled]);
+  }
+  return {
+    size: silences.length,
+    covering(subject, now) {
+      const ids: string[] = [];
+      const consider = (c: CompiledSilence) => {
+        if (stateAt(c.silence, now) === "active" && silenceMatches(c, subject)) ids.push(c.silence.id);
+      };
+      for (const [name, byValue] of byName)
+        for (const value of valuesOf(subject, name)) for (const c of byValue.get(value) ?? []) consider(c);
+      for (const c of scanned) consider(c);
+      return ids.sort();
+    },
+  };
+}
+
+export interface SilenceIndexCacheOptions {
+  /** The project's silences not yet expired at `now`. */
+  load(projectId: number, now: Date): Promise<Silence[]>;
+  clock: Clock;
+  /**
+   * How long an index is used before it is loaded again. Writes through this process invalidate
+   * at once; this bounds how long another replica's write goes unseen.
+   */
+  maxAgeMs: number;
+}
+
+/** One index per project, loaded on first use, reloaded when invalidated or older than `maxAgeMs`. */
+export interface SilenceIndexCache {
+  get(projectId: number): Promise<SilenceIndex>;
+  invalidate(projectId: number): void;
+}
+
+export function createSilenceIndexCache(opts: SilenceIndexCacheOptions): SilenceIndexCache {
+  const entries = new Map<number, { loadedAt: number; index: Promise<SilenceIndex>; generation: number }>();
+  let generation = 0;
+  return {
+    get(projectId) {
+      const now = opts.clock.now();
+      const entry = entries.get(projectId);
+      if (entry && now.getTime() - entry.loadedAt < opts.maxAgeMs) return entry.index;
+      const mine = ++generation;
+      const index = opts.load(projectId, now).then(buildSilenceIndex);
+      entries.set(projectId, { loadedAt: now.getTime(), index, generation: mine });
+      // A failed load is not kept: the next call tries again.
+      index.catch(() => {
+        if (entries.get(projectId)?.generation === mine) entries.delete(projectId);
+      });
+      return index;
+    },
+    invalidate(projectId) {
+      entries.delete(projectId);
+    },
+  };
+}
