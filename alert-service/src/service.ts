@@ -1,8 +1,9 @@
+import { randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Clock, type Logger, type RunningService, type ServiceDeps, systemClock } from "@tocsin/core";
 import { connectableAddress, createGrpcServer, serviceDependency, startHealthPolicy } from "@tocsin/grpc";
-import { alertV1, PROTO_FILES } from "@tocsin/proto";
+import { alertSilencesV1, alertV1, PROTO_FILES } from "@tocsin/proto";
 import { openSqlite } from "@tocsin/store";
 import { startTracing, type Tracing } from "@tocsin/telemetry";
 import type Database from "better-sqlite3";
@@ -18,8 +19,11 @@ import type { IntegrationStore } from "./domain/integrations/ports.js";
 import { createIntegrationsUseCases } from "./domain/integrations/use-cases.js";
 import type { Notifier } from "./domain/mail/pipeline.js";
 import type { IntegrationDirectory, ProjectAccess } from "./domain/ports.js";
+import type { SilenceStore } from "./domain/silences/ports.js";
+import { createSilencesUseCases } from "./domain/silences/use-cases.js";
 import { alertHandlers } from "./handlers/alerts.js";
 import { integrationHandlers } from "./handlers/integrations.js";
+import { silenceHandlers } from "./handlers/silences.js";
 import { createFlexibleLimiter } from "./limits/flexible-limiter.js";
 import { createMailRuntime } from "./mail-runtime.js";
 import { BullmqJobQueue } from "./queue/bullmq-queue.js";
@@ -31,15 +35,19 @@ import { createMongoAlertsStores } from "./store/alerts/mongo-stores.js";
 import { createSqliteAlertsStores } from "./store/alerts/sqlite-stores.js";
 import { createMongoIntegrationStore } from "./store/integrations/mongo-integration-store.js";
 import { createSqliteIntegrationStore } from "./store/integrations/sqlite-integration-store.js";
+import { createMongoSilenceStore } from "./store/silences/mongo-silence-store.js";
+import { createSqliteSilenceStore } from "./store/silences/sqlite-silence-store.js";
 import { type ProcessingThread, startProcessingThread } from "./thread/host.js";
 import type { ThreadData } from "./thread/messages.js";
 
 const SERVICE_NAME = "alert.v1.AlertService";
+const SILENCE_SERVICE_NAME = "alert.v1.SilenceService";
 
 interface Storage {
   sqlite?: Database.Database;
   mongo?: Db;
   integrations: IntegrationStore;
+  silences: SilenceStore;
   close(): Promise<void>;
 }
 
@@ -48,10 +56,20 @@ async function openStorage(config: AlertServiceConfig): Promise<Storage> {
   if (config.mongoUrl) {
     const client = await MongoClient.connect(config.mongoUrl, { serverSelectionTimeoutMS: 10_000 });
     const mongo = client.db(mongoDbName(config));
-    return { mongo, integrations: await createMongoIntegrationStore(mongo), close: () => client.close() };
+    return {
+      mongo,
+      integrations: await createMongoIntegrationStore(mongo),
+      silences: await createMongoSilenceStore(mongo),
+      close: () => client.close(),
+    };
   }
   const sqlite = openSqlite(join(config.dataDir, "alert.db"));
-  return { sqlite, integrations: createSqliteIntegrationStore(sqlite), close: async () => void sqlite.close() };
+  return {
+    sqlite,
+    integrations: createSqliteIntegrationStore(sqlite),
+    silences: createSqliteSilenceStore(sqlite),
+    close: async () => void sqlite.close(),
+  };
 }
 
 /**
@@ -114,8 +132,15 @@ export async function createAlertService(
         }
       : {}),
   });
-  const server = createGrpcServer({ logger, protoFiles: [PROTO_FILES.alert], serviceNames: [SERVICE_NAME], tracing });
+  const silences = createSilencesUseCases({ store: storage.silences, projects, clock, newId: randomUUID });
+  const server = createGrpcServer({
+    logger,
+    protoFiles: [PROTO_FILES.alert, PROTO_FILES.silences],
+    serviceNames: [SERVICE_NAME, SILENCE_SERVICE_NAME],
+    tracing,
+  });
   server.add(alertV1.AlertServiceService, { ...integrationHandlers(integrations), ...alertHandlers(runtime.useCases, tracing) });
+  server.add(alertSilencesV1.SilenceServiceService, silenceHandlers(silences));
   let port: number;
   try {
     await runtime.start();

@@ -14,9 +14,11 @@ import { captureRoute } from "./middleware/route-label.js";
 import { type CredentialThrottle, createCredentialThrottle } from "./protect/credential-throttle.js";
 import { createLimiterBackend } from "./protect/limiter-backend.js";
 import { alertManagementRoutes } from "./routes/alert-management.js";
+import { alertmanagerRoutes } from "./routes/alertmanager.js";
 import { healthRoutes } from "./routes/health.js";
 import { identityRoutes } from "./routes/identity.js";
 import { notificationSettingsRoutes } from "./routes/notification-settings.js";
+import { silenceRoutes } from "./routes/silences.js";
 import { sessionRoutes } from "./session/routes.js";
 
 /** What the express app and the webhook handler (src/webhook/handler.ts) share. */
@@ -61,7 +63,13 @@ export function createApp(deps: GatewayDeps, { metrics, throttle }: HttpShared):
 
 function restApi(deps: GatewayDeps, principals: PrincipalCache, throttle: CredentialThrottle): Router {
   const api = Router();
-  const routes = [identityRoutes(deps), notificationSettingsRoutes(deps), alertManagementRoutes(deps)];
+  const routes = [
+    identityRoutes(deps),
+    notificationSettingsRoutes(deps),
+    alertManagementRoutes(deps),
+    silenceRoutes(deps),
+    alertmanagerRoutes(deps),
+  ];
   api.use(onlyKnownRoutes(routes));
   api.use(bodyParsers());
   api.use(authenticate(principals, throttle));

@@ -1,9 +1,9 @@
 import { createClient, replicaCount } from "@tocsin/grpc";
-import { alertV1, authV1, settingsV1 } from "@tocsin/proto";
+import { alertSilencesV1, alertV1, authV1, settingsV1 } from "@tocsin/proto";
 import type { Tracing } from "@tocsin/telemetry";
 import { createIngestBatcher } from "./clients/ingest-batcher.js";
 import type { GatewayConfig } from "./config.js";
-import type { AlertClient, AuthClient, SettingsClient } from "./deps.js";
+import type { AlertClient, AuthClient, SettingsClient, SilenceClient } from "./deps.js";
 
 const DEFAULT_RPC_TIMEOUT_MS = 5000;
 
@@ -11,6 +11,7 @@ export interface GatewayClients {
   auth: AuthClient;
   alert: AlertClient;
   settings: SettingsClient;
+  silences: SilenceClient;
   close(): void;
 }
 
@@ -39,11 +40,18 @@ export function createClients(
     address: config.settingsServiceAddr,
     ...common,
   });
+  const silences = createClient(alertSilencesV1.SilenceServiceService, {
+    target: "alert",
+    address: config.alertServiceAddr,
+    ...common,
+  });
   return {
     auth,
     alert,
     settings,
+    silences,
     close() {
+      silences.close();
       auth.close();
       batcher.close();
       alertUnary.close();

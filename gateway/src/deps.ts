@@ -1,11 +1,12 @@
 import type { Logger } from "@tocsin/core";
 import type { PromiseClient } from "@tocsin/grpc";
-import type { alertV1, authV1, settingsV1 } from "@tocsin/proto";
+import type { alertSilencesV1, alertV1, authV1, settingsV1 } from "@tocsin/proto";
 import type { Tracing } from "@tocsin/telemetry";
 import type { GatewayConfig } from "./config.js";
 
 export type AuthClient = PromiseClient<typeof authV1.AuthServiceService>;
 export type AlertClient = PromiseClient<typeof alertV1.AlertServiceService>;
+export type SilenceClient = PromiseClient<typeof alertSilencesV1.SilenceServiceService>;
 export type SettingsClient = PromiseClient<typeof settingsV1.SettingsServiceService>;
 
 /** Everything routes need; built once in createGateway, replaced in tests. */
@@ -15,6 +16,8 @@ export interface GatewayDeps {
   auth: AuthClient;
   alert: AlertClient;
   settings: SettingsClient;
+  /** alert-service's SilenceService (same address as `alert`). */
+  silences: SilenceClient;
   /** The gateway's tracing, when OTEL_EXPORTER_OTLP_ENDPOINT is set (request spans). */
   tracing?: Tracing;
   /** Cleanups run when the gateway stops (caches, streams); modules push theirs here. */

@@ -31,8 +31,17 @@ export async function createGateway(config: GatewayConfig, { logger }: ServiceDe
   const resolved = config.port === 0 && defaultExternalUrl ? { ...config, externalUrl: `http://localhost:${port}` } : config;
   const tracing = await startTracing(config.tracing);
   const clients = createClients(resolved, tracing);
-  const { auth, alert, settings } = clients;
-  const deps: GatewayDeps = { config: resolved, logger, auth, alert, settings, closers: [], ...(tracing ? { tracing } : {}) };
+  const { auth, alert, settings, silences } = clients;
+  const deps: GatewayDeps = {
+    config: resolved,
+    logger,
+    auth,
+    alert,
+    settings,
+    silences,
+    closers: [],
+    ...(tracing ? { tracing } : {}),
+  };
   const shared = createHttpShared(deps);
   const app = createApp(deps, shared);
   const webhook = createWebhookHandler(deps, shared);

@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import { loadSync, type PackageDefinition } from "@grpc/proto-loader";
 
 export * as alertV1 from "./gen/alert/v1/alert.js";
+export * as alertSilencesV1 from "./gen/alert/v1/silences.js";
 export * as authV1 from "./gen/auth/v1/auth.js";
 export * as settingsV1 from "./gen/settings/v1/settings.js";
 
@@ -11,6 +12,7 @@ const PROTO_ROOT = fileURLToPath(new URL("../../../proto", import.meta.url));
 export const PROTO_FILES = {
   auth: "auth/v1/auth.proto",
   alert: "alert/v1/alert.proto",
+  silences: "alert/v1/silences.proto",
   settings: "settings/v1/settings.proto",
 } as const;
 

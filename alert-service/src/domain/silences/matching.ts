@@ -34,7 +34,7 @@ export function compileSilence(silence: Silence): CompiledSilence {
  * values under its name matches (any host, the label or the field); a negative one (`!=`, `!~`)
  * when none does. A missing name reads as the empty string.
  */
-export function matcherHolds(m: CompiledMatcher, subject: SilenceSubject): boolean {
+function matcherHolds(m: CompiledMatcher, subject: SilenceSubject): boolean {
   const any = valuesOf(subject, m.matcher.name).some((v) => m.test(v));
   return m.matcher.isEqual ? any : !any;
 }

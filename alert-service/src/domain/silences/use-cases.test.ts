@@ -125,7 +125,7 @@ describe("silence use-cases (Alertmanager's rules)", () => {
     const gone = await silences.upsert("1", input(), ctx);
     await silences.expire("1", gone.id, ctx);
     expect((await silences.list("1", {}, ctx)).map((s) => s.id)).toEqual([soon.id, late.id, pending.id, gone.id]);
-    const filtered = await silences.list("1", { filter: [eq("job", "db")] }, ctx);
+    const filtered = await silences.list("1", { filter: ['job="db"'] }, ctx);
     expect(filtered.map((s) => s.id)).toEqual([soon.id]);
   });
 
@@ -139,6 +139,8 @@ describe("silence use-cases (Alertmanager's rules)", () => {
     expect(await rejectionReason(silences.upsert("1", { ...input(), id: randomUUID() }, ctx))).toBe("SILENCE_NOT_FOUND");
     expect(await rejectionReason(silences.get("1", "x".repeat(500), ctx))).toBe("SILENCE_NOT_FOUND");
     expect(await rejectionReason(silences.upsert("1", input({ matchers: [] }), ctx))).toBe("SILENCE_INVALID");
+    expect(await rejectionReason(silences.list("1", { states: ["gone"] }, ctx))).toBe("PARAM_VALUE_INVALID");
+    expect(await rejectionReason(silences.list("1", { filter: ["job"] }, ctx))).toBe("FILTER_INVALID");
     level = 30;
     expect(await rejectionReason(silences.upsert("1", input(), ctx))).toBe("FORBIDDEN");
     expect(await silences.list("1", {}, ctx)).toEqual([]);

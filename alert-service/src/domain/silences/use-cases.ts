@@ -1,8 +1,8 @@
-import { type CallContext, type Clock, notFound } from "@tocsin/core";
+import { AppError, type CallContext, type Clock, notFound } from "@tocsin/core";
 import type { ProjectAccess } from "../ports.js";
 import { ACCESS } from "../types.js";
 import type { SilenceIndexCache } from "./active-index.js";
-import { silenceFilterHolds } from "./filter.js";
+import { parseMatcherText, silenceFilterHolds } from "./filter.js";
 import { type Matcher, SILENCE_STATES, type Silence, type SilenceState, sameMatchers, stateAt } from "./model.js";
 import type { SilenceStore } from "./ports.js";
 import { type SilenceInput, validateSilence } from "./validate.js";
@@ -18,10 +18,18 @@ export interface SilencesDeps {
 }
 
 export interface ListSilencesQuery {
-  /** Empty: every state. */
-  states?: SilenceState[];
-  /** Alertmanager's `filter` matchers. */
-  filter?: Matcher[];
+  /** State names; empty: every state. INVALID_ARGUMENT (PARAM_VALUE_INVALID) for another name. */
+  states?: string[];
+  /** Alertmanager's `filter`: matchers in text form (`name="value"`, ...). */
+  filter?: string[];
+}
+
+function statesOf(names: string[] | undefined): readonly SilenceState[] {
+  if (!names?.length) return SILENCE_STATES;
+  for (const name of names)
+    if (!(SILENCE_STATES as readonly string[]).includes(name))
+      throw new AppError("INVALID_ARGUMENT", "PARAM_VALUE_INVALID", "state does not have a valid value");
+  return names as SilenceState[];
 }
 
 /** A silence with its state at the time of the answer. */
@@ -129,8 +137,8 @@ export function createSilencesUseCases(deps: SilencesDeps) {
     async list(projectIdOrPath: string, query: ListSilencesQuery, ctx: CallContext): Promise<SilenceView[]> {
       const project = await deps.projects.require(projectIdOrPath, ACCESS.developer, ctx);
       const now = deps.clock.now();
-      const states = query.states?.length ? query.states : SILENCE_STATES;
-      const filter = query.filter ?? [];
+      const states = statesOf(query.states);
+      const filter = (query.filter ?? []).map(parseMatcherText);
       return (await deps.store.list(project.id))
         .filter((s) => states.includes(stateAt(s, now)) && silenceFilterHolds(s, filter))
         .sort(byAlertmanagerOrder(now))
