@@ -12,6 +12,12 @@ import { type SilenceSubject, valuesOf } from "./subject.js";
 export interface SilenceIndex {
   /** Ids of the silences active at `now` that cover the subject, in id order. */
   covering(subject: SilenceSubject, now: Date): string[];
+  /**
+   * The gate's question: which active silences cover the subject (`silencedBy`, in id order), and
+   * when to look again — the earliest end among them, when the alert may become unsilenced
+   * (undefined when none covers it).
+   */
+  verdict(subject: SilenceSubject, now: Date): { silencedBy: string[]; recheckAt: Date | undefined };
   /** How many silences the index holds (pending and active at build time). */
   readonly size: number;
 }
@@ -36,17 +42,30 @@ export function buildSilenceIndex(silences: Silence[]): SilenceIndex {
     if (bucket) bucket.push(compiled);
     else byValue.set(anchor.value, [compiled]);
   }
+  const find = (subject: SilenceSubject, now: Date): Silence[] => {
+    const found: Silence[] = [];
+    const consider = (c: CompiledSilence) => {
+      if (stateAt(c.silence, now) === "active" && silenceMatches(c, subject)) found.push(c.silence);
+    };
+    for (const [name, byValue] of byName)
+      for (const value of valuesOf(subject, name)) for (const c of byValue.get(value) ?? []) consider(c);
+    for (const c of scanned) consider(c);
+    return found;
+  };
   return {
     size: silences.length,
     covering(subject, now) {
-      const ids: string[] = [];
-      const consider = (c: CompiledSilence) => {
-        if (stateAt(c.silence, now) === "active" && silenceMatches(c, subject)) ids.push(c.silence.id);
+      return find(subject, now)
+        .map((s) => s.id)
+        .sort();
+    },
+    verdict(subject, now) {
+      const found = find(subject, now);
+      const ends = found.map((s) => s.endsAt.getTime());
+      return {
+        silencedBy: found.map((s) => s.id).sort(),
+        recheckAt: ends.length > 0 ? new Date(Math.min(...ends)) : undefined,
       };
-      for (const [name, byValue] of byName)
-        for (const value of valuesOf(subject, name)) for (const c of byValue.get(value) ?? []) consider(c);
-      for (const c of scanned) consider(c);
-      return ids.sort();
     },
   };
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { buildSilenceIndex } from "./active-index.js";
 import { compileSilence, silenceMatches } from "./matching.js";
 import type { Matcher, Silence } from "./model.js";
-import { prometheusLabels, type SilenceSubject } from "./subject.js";
+import { type SilenceSubject, subjectOfAlert } from "./subject.js";
 
 const subject = (over: Partial<SilenceSubject> = {}): SilenceSubject => ({
   labels: { alertname: "HighCPU", severity: "warning", instance: "db-1:9100", job: "node" },
@@ -79,10 +79,29 @@ describe("silence matchers", () => {
     expect(matches([re("alertname", "(a*)*b")], s)).toBe(false);
   });
 
-  it("prometheusLabels keeps the string labels of a payload", () => {
-    expect(prometheusLabels({ labels: { a: "1", b: 2, c: "x" } })).toEqual({ a: "1", c: "x" });
-    expect(prometheusLabels({ labels: ["a"] })).toEqual({});
-    expect(prometheusLabels({})).toEqual({});
+  it("an alert's subject: its fields, and its payload's string labels only for Prometheus alerts", () => {
+    const alert = {
+      title: "Disk full",
+      severity: "high" as const,
+      service: "billing",
+      monitoringTool: "Prometheus",
+      environmentName: "",
+      hosts: ["db-1"],
+      fingerprint: undefined,
+      payload: { labels: { alertname: "DiskFull", replicas: 2, team: "db" } },
+    };
+    expect(subjectOfAlert(alert, true)).toEqual({
+      labels: { alertname: "DiskFull", team: "db" },
+      title: "Disk full",
+      severity: "high",
+      service: "billing",
+      monitoringTool: "Prometheus",
+      environment: "",
+      hosts: ["db-1"],
+      fingerprint: "",
+    });
+    expect(subjectOfAlert(alert, false).labels).toEqual({});
+    expect(subjectOfAlert({ ...alert, payload: { labels: ["x"] } }, true).labels).toEqual({});
   });
 });
 
@@ -122,5 +141,16 @@ describe("the active silence index", () => {
     expect(index.covering(subject(), at)).toEqual(["a"]);
     expect(index.covering(subject(), new Date("2026-11-21T11:30:00.000Z"))).toEqual(["a", "p"]);
     expect(index.covering(subject(), new Date("2026-11-21T12:00:00.000Z"))).toEqual([]);
+  });
+
+  it("gives the gate the covering silences and the earliest of their ends", () => {
+    const short = { ...silence([eq("job", "node")], "b"), endsAt: new Date("2026-11-21T11:15:00.000Z") };
+    const index = buildSilenceIndex([silence([re("alertname", "High.*")], "a"), short, silence([eq("job", "db")], "c")]);
+    expect(index.verdict(subject(), at)).toEqual({ silencedBy: ["a", "b"], recheckAt: short.endsAt });
+    expect(index.verdict(subject(), short.endsAt)).toEqual({
+      silencedBy: ["a"],
+      recheckAt: new Date("2026-11-21T12:00:00.000Z"),
+    });
+    expect(index.verdict(subject({ labels: {}, title: "x" }), at)).toEqual({ silencedBy: [], recheckAt: undefined });
   });
 });

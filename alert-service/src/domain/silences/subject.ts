@@ -1,3 +1,5 @@
+import type { Alert } from "../alerts/model.js";
+
 /**
  * What a silence's matchers see of an alert (section 13): the Prometheus labels of a Prometheus
  * alert, and for every alert `title`, `severity`, `service`, `monitoring_tool`, `environment`,
@@ -16,7 +18,7 @@ export interface SilenceSubject {
 }
 
 /** The Prometheus labels of a stored Prometheus alert payload (`payload.labels`, strings only). */
-export function prometheusLabels(payload: Record<string, unknown>): Record<string, string> {
+function prometheusLabels(payload: Record<string, unknown>): Record<string, string> {
   const raw = payload.labels;
   const labels: Record<string, string> = {};
   if (raw && typeof raw === "object" && !Array.isArray(raw))
@@ -57,4 +59,24 @@ export function valuesOf(subject: SilenceSubject, name: string): string[] {
   if (label) values.push(label);
   for (const v of fieldValues(subject, name)) if (v && !values.includes(v)) values.push(v);
   return values.length > 0 ? values : [""];
+}
+
+/** The subject of a stored alert; `prometheus`: it came through a Prometheus integration (its payload's labels count). */
+export function subjectOfAlert(
+  alert: Pick<
+    Alert,
+    "title" | "severity" | "service" | "monitoringTool" | "environmentName" | "hosts" | "fingerprint" | "payload"
+  >,
+  prometheus: boolean,
+): SilenceSubject {
+  return {
+    labels: prometheus ? prometheusLabels(alert.payload) : {},
+    title: alert.title,
+    severity: alert.severity,
+    service: alert.service,
+    monitoringTool: alert.monitoringTool,
+    environment: alert.environmentName,
+    hosts: alert.hosts,
+    fingerprint: alert.fingerprint ?? "",
+  };
 }
