@@ -135,6 +135,23 @@ describe("the active silence index", () => {
     }
   });
 
+  it("regex-only silences, joined 32 to an alternation, match as each one alone does", () => {
+    const patterns = ["(?i)highcpu", "High|Low", "a^", ".*CPU", "[", "x{2,}", "(High)(CPU)", "(?s).+", "db-1:9100|web-1"];
+    const silences = Array.from({ length: 100 }, (_, i) =>
+      silence([re(i % 2 ? "alertname" : "host", patterns[i % patterns.length] ?? "")], `r${String(i).padStart(3, "0")}`),
+    );
+    const index = buildSilenceIndex(silences);
+    for (const s of [
+      subject(),
+      subject({ labels: { alertname: "Low" }, hosts: ["web-1"] }),
+      subject({ labels: {}, hosts: [] }),
+    ]) {
+      const expected = silences.filter((x) => silenceMatches(compileSilence(x), s)).map((x) => x.id);
+      expect(index.covering(s, at)).toEqual(expected);
+    }
+    expect(index.covering(subject(), at).length).toBeGreaterThan(0);
+  });
+
   it("counts only silences active at the time asked", () => {
     const pending = { ...silence([eq("job", "node")], "p"), startsAt: new Date("2026-11-21T11:30:00.000Z") };
     const index = buildSilenceIndex([silence([eq("job", "node")], "a"), pending]);
