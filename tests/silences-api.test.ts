@@ -1,10 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { api } from "./api.js";
 import { type RunningSystem, startSystem } from "./harness.js";
 import { addMember, type SeededProject, type SeededUser, seedGroup, seedProject, seedUser } from "./seed.js";
 
+const mongoUrl = inject("mongoUrl");
+const backends: Array<[string, Record<string, string>]> = [["embedded store", {}]];
+if (mongoUrl) backends.push(["MongoDB", { MONGO_URL: mongoUrl }]);
+else console.warn("[silences-api] MongoDB unavailable: the MongoDB variant is SKIPPED");
+
 /** Alertmanager's v2 silence API under a project, and the same silences as snake_case REST (section 13). */
-describe("silences over HTTP (Alertmanager v2 and REST)", () => {
+describe.each(backends)("silences over HTTP, Alertmanager v2 and REST (%s)", (_name, env) => {
   let sys: RunningSystem;
   let owner: SeededUser;
   let developer: SeededUser;
@@ -26,7 +31,7 @@ describe("silences over HTTP (Alertmanager v2 and REST)", () => {
   });
 
   beforeAll(async () => {
-    sys = await startSystem();
+    sys = await startSystem({ env });
     owner = await seedUser(sys.url, sys.adminToken, { username: "sil-owner" });
     developer = await seedUser(sys.url, sys.adminToken, { username: "sil-dev" });
     reporter = await seedUser(sys.url, sys.adminToken, { username: "sil-reporter" });
