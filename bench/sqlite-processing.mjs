@@ -52,7 +52,10 @@ async function load(root) {
   newId = opt.ids === "v7" ? uuidV7 : randomUUID;
   const { createSqliteAlertsStores } = await import(dist("store/alerts/sqlite-stores.js"));
   const { processAlertJobs } = await import(dist("domain/alerts/processing.js"));
-  return { openSqlite, createSqliteAlertsStores, processAlertJobs };
+  // Builds since issue 21 emit alert events into a Reactions dispatcher (here without reactors).
+  const reactions = join(root, "alert-service/dist/domain/alerts/reactions.js");
+  const { createReactions } = existsSync(reactions) ? await import(pathToFileURL(reactions).href) : {};
+  return { openSqlite, createSqliteAlertsStores, processAlertJobs, createReactions };
 }
 
 /** Job ids are request ids: time-ordered UUIDs from the gateway (v7), or a caller's random ones (v4). */
@@ -117,7 +120,7 @@ async function runPhase(processAlertJobs, deps, jobs) {
 
 /** One round in this process: returns `{ phase: { cpuUs, wallUs, statements } , bytesPerAlert }`. */
 async function round(root) {
-  const { openSqlite, createSqliteAlertsStores, processAlertJobs } = await load(root);
+  const { openSqlite, createSqliteAlertsStores, processAlertJobs, createReactions } = await load(root);
   const dir = mkdtempSync(join(tmpdir(), "tocsin-sqlite-bench-"));
   try {
     const db = openSqlite(join(dir, "alert.db"));
@@ -130,6 +133,7 @@ async function round(root) {
         // No follow-ups with the default settings (no incident, no auto-resolve, no e-mail).
         enqueueFollowUps: async () => {},
       },
+      ...(createReactions ? { reactions: createReactions([], (projectId) => stores.incidents.settings(projectId)) } : {}),
     };
     // Warm-up (JIT, statement caches, first pages), thrown away.
     await runPhase(

@@ -35,6 +35,11 @@ for (const [store, queue, available] of combos) {
       h = await startHarness(store, queue, { mongoUrl, redisUrl });
       m = h.runtime.useCases;
     });
+    /** The job handlers of the runtime's processing (it runs in the test's thread: FakeClock, no thread configured). */
+    const handlers = () => {
+      if (!h.runtime.processing) throw new Error("processing runs in the processing thread");
+      return h.runtime.processing.handlers;
+    };
     afterAll(async () => h?.close());
 
     it("timeline: post A, post A again, post A with end_time → one alert, events 2, resolved, incident closed", async () => {
@@ -127,7 +132,7 @@ for (const [store, queue, available] of combos) {
         integrationId: i.id,
         alert,
       }));
-      const outcomes = await Promise.all(jobs.map((j) => m.jobs.processAlert(j, silentLogger())));
+      const outcomes = await Promise.all(jobs.map((j) => handlers().processAlert(j, silentLogger())));
       expect(outcomes.filter((o) => o.action === "created")).toHaveLength(1);
       const list = await m.listAlerts({ projectIdOrPath: String(p) }, ctx());
       expect(list.total).toBe(1);
@@ -185,17 +190,17 @@ for (const [store, queue, available] of combos) {
         },
       };
       const logger = silentLogger();
-      expect((await m.jobs.processAlert(job, logger)).events).toBe(2);
-      expect((await m.jobs.processAlert(job, logger)).events).toBe(2);
+      expect((await handlers().processAlert(job, logger)).events).toBe(2);
+      expect((await handlers().processAlert(job, logger)).events).toBe(2);
       const recovery = { ...job, jobId: `${job.jobId}-r`, alert: { ...job.alert, endedAt: "2026-11-21T10:00:00.000Z" } };
-      expect((await m.jobs.processAlert(recovery, logger)).action).toBe("resolved");
+      expect((await handlers().processAlert(recovery, logger)).action).toBe("resolved");
       // A crash after the change but before the job record was written: the op stored with the
       // alert still makes the re-run a no-op.
       await h.dropJobRecord(recovery.jobId);
       await h.dropJobRecord(job.jobId);
       expect(await h.runtime.stores.requests.jobOutcome(recovery.jobId)).toBeUndefined();
-      expect((await m.jobs.processAlert(recovery, logger)).action).toBe("resolved");
-      expect((await m.jobs.processAlert(job, logger)).events).toBe(2);
+      expect((await handlers().processAlert(recovery, logger)).action).toBe("resolved");
+      expect((await handlers().processAlert(job, logger)).events).toBe(2);
       const alert = await m.getAlert(String(p), 1, ctx());
       expect(alert).toMatchObject({ events: 2, status: "resolved" });
       expect(alert.activity.filter((e) => e.note.includes("Resolved"))).toHaveLength(1);
@@ -229,7 +234,7 @@ for (const [store, queue, available] of combos) {
         return create(input);
       };
       try {
-        const first = await m.jobs.processAlerts(jobs, logger);
+        const first = await handlers().processAlerts(jobs, logger);
         expect(first.outcomes.map((o) => [o.iid, o.action, o.events])).toEqual([
           [1, "created", 1],
           [2, "created", 1],
@@ -242,7 +247,7 @@ for (const [store, queue, available] of combos) {
       expect((await m.listAlerts({ projectIdOrPath: String(p) }, ctx())).total).toBe(2);
       // A crash after the batch's changes but before its records: the re-run finds each change.
       for (const j of jobs.slice(0, 3)) await h.dropJobRecord(j.jobId);
-      const again = await m.jobs.processAlerts(jobs, logger);
+      const again = await handlers().processAlerts(jobs, logger);
       expect(again.error).toBeUndefined();
       // A found change answers with the alert as it is now (b has had its second event).
       expect(again.outcomes.map((o) => [o.iid, o.action, o.events])).toEqual([
@@ -260,7 +265,7 @@ for (const [store, queue, available] of combos) {
         [3, 1],
         [4, 2],
       ]);
-      expect((await m.jobs.processAlerts(jobs, logger)).outcomes).toEqual(again.outcomes);
+      expect((await handlers().processAlerts(jobs, logger)).outcomes).toEqual(again.outcomes);
     });
   });
 }

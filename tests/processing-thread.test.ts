@@ -4,11 +4,11 @@ import { join } from "node:path";
 import { threadId } from "node:worker_threads";
 import { systemClock } from "@tocsin/core";
 import { openSqlite } from "@tocsin/store";
-import { captureLogger, until } from "@tocsin/testing";
+import { captureLogger, FakeClock, until } from "@tocsin/testing";
 import type Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../alert-service/src/config.js";
-import { type AlertsRuntime, createAlertsRuntime } from "../alert-service/src/service.js";
+import { type AlertsRuntime, createAlertsRuntime, runsInThread } from "../alert-service/src/service.js";
 import { ctx, FakeWorld } from "./alert-processing.fixtures.js";
 
 /**
@@ -98,5 +98,47 @@ describe("alert processing in a worker thread (SQLite, local queue)", () => {
     const last = await post("c", 10_000);
     expect(last.outcomes).toMatchObject([{ events: posted.length + 1 }]);
     await until(async () => (await rt.useCases.stats()).pending === 0);
+  });
+});
+
+describe("where processing runs: configuration alone", () => {
+  const thread = (on: boolean) => ({ config: { processingThread: on } });
+
+  it("the thread with ALERT_PROCESSING_THREAD on and the embedded storage; else this thread", () => {
+    expect(runsInThread({ processingThread: thread(true), sqlite: {} })).toBe(true);
+    expect(runsInThread({ processingThread: thread(false), sqlite: {} })).toBe(false);
+    expect(runsInThread({ sqlite: {} })).toBe(false);
+    expect(runsInThread({ processingThread: thread(true) })).toBe(false); // MongoDB
+    expect(runsInThread({ processingThread: thread(true), sqlite: {}, redisUrl: "redis://x" })).toBe(false);
+    expect(runsInThread({ processingThread: thread(true), sqlite: {}, queueFile: ":memory:" })).toBe(false);
+  });
+
+  it("a test's clock is not a reason to move processing: with the thread configured it is refused", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "tocsin-processing-place-"));
+    const sqlite = openSqlite(join(dataDir, "alert.db"));
+    const world = new FakeWorld();
+    const opts = (processingThread: boolean) => ({
+      sqlite,
+      dataDir,
+      projects: world.projects,
+      integrations: world.directory,
+      clock: new FakeClock(),
+      logger: captureLogger().logger,
+      processingThread: {
+        config: loadConfig({ DATA_DIR: dataDir, ALERT_PROCESSING_THREAD: String(processingThread) }),
+        onMail() {},
+      },
+    });
+    try {
+      await expect(createAlertsRuntime(opts(true))).rejects.toThrow(/ALERT_PROCESSING_THREAD=false/);
+      const here = await createAlertsRuntime(opts(false));
+      await here.start();
+      expect(here.processing).toBeDefined();
+      expect(here.thread()).toBeUndefined();
+      await here.stop();
+    } finally {
+      sqlite.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Clock, type Logger, type RunningService, type ServiceDeps, systemClock } from "@tocsin/core";
 import { connectableAddress, createGrpcServer, serviceDependency, startHealthPolicy } from "@tocsin/grpc";
@@ -26,11 +25,9 @@ import { integrationHandlers } from "./handlers/integrations.js";
 import { silenceHandlers } from "./handlers/silences.js";
 import { createFlexibleLimiter } from "./limits/flexible-limiter.js";
 import { createMailRuntime } from "./mail-runtime.js";
-import { BullmqJobQueue } from "./queue/bullmq-queue.js";
-import { createAlertJobs, createJobWorker, createTimerRunner, THREAD_JOB_BATCH } from "./queue/jobs.js";
+import { createProcessing, openAlertQueues, type Processing } from "./processing-runtime.js";
+import { createAlertJobs, THREAD_JOB_BATCH } from "./queue/jobs.js";
 import { LocalJobQueue } from "./queue/local-queue.js";
-import type { JobQueue } from "./queue/queue.js";
-import { tracedQueue } from "./queue/traced-queue.js";
 import { createMongoAlertsStores } from "./store/alerts/mongo-stores.js";
 import { createSqliteAlertsStores } from "./store/alerts/sqlite-stores.js";
 import { createMongoIntegrationStore } from "./store/integrations/mongo-integration-store.js";
@@ -112,25 +109,22 @@ export async function createAlertService(
     integrations: integrations.directory,
     clock,
     logger,
-    notifications: mail.notifier,
+    notifier: mail.notifier,
     defaultRateLimitPerMinute: config.webhookRateLimitPerMinute,
     usage: integrations.usage,
     autoResolveMinuteMs: config.autoResolveMinuteMs,
     ...(tracing ? { tracing } : {}),
-    // The processing thread has its own clock (the system's): a test's clock keeps processing here.
-    ...(config.processingThread && clock === systemClock
-      ? {
-          processingThread: {
-            config: {
-              dataDir: config.dataDir,
-              tracing: config.tracing,
-              mail: config.mail,
-              autoResolveMinuteMs: config.autoResolveMinuteMs,
-            },
-            onMail: (lanes: number[]) => mail.wake(lanes),
-          },
-        }
-      : {}),
+    // ALERT_PROCESSING_THREAD with the embedded storage: processing runs in a worker thread (runsInThread).
+    processingThread: {
+      config: {
+        processingThread: config.processingThread,
+        dataDir: config.dataDir,
+        tracing: config.tracing,
+        mail: config.mail,
+        autoResolveMinuteMs: config.autoResolveMinuteMs,
+      },
+      onMail: (lanes: number[]) => mail.wake(lanes),
+    },
   });
   const silences = createSilencesUseCases({ store: storage.silences, projects, clock, newId: randomUUID });
   const server = createGrpcServer({
@@ -195,8 +189,8 @@ export interface AlertsRuntimeOptions {
   integrations: IntegrationDirectory;
   clock: Clock;
   logger: Logger;
-  /** Alert e-mails (section 9); without it no e-mail is sent. */
-  notifications?: Notifier;
+  /** Alert e-mails (section 9): the e-mail reactor's claims and jobs; without it no e-mail is sent. */
+  notifier?: Notifier;
   /** Budget of an integration that sets none (WEBHOOK_RATE_LIMIT_PER_MINUTE); unset or 0 = unlimited. */
   defaultRateLimitPerMinute?: number;
   /** Length of one auto-resolve minute (60 000 ms; shorter in tests). */
@@ -209,9 +203,9 @@ export interface AlertsRuntimeOptions {
   queueFile?: string;
   queuePrefix?: string;
   /**
-   * ALERT_PROCESSING_THREAD: the alert lanes and the timer queue run in a worker thread (see
-   * thread/host.ts) when the alerts are in SQLite and the queue is the local one on a file;
-   * ignored otherwise. `onMail`: the thread committed mail jobs (MailRuntime.wake).
+   * What the processing thread is started with (see thread/host.ts) and `onMail`, told of the mail
+   * jobs it committed (MailRuntime.wake). Whether it runs is configuration alone: see `runsInThread`.
+   * Unset: processing runs in this thread.
    */
   processingThread?: { config: ThreadData["config"]; onMail(lanes: number[]): void };
 }
@@ -220,12 +214,14 @@ export interface AlertsRuntime {
   useCases: AlertsUseCases;
   /** The stores, for housekeeping and tests. */
   stores: AlertsStores;
-  /** Starts the queue workers and the housekeeping timer. */
+  /** Processing, when it runs in this thread (undefined when the processing thread runs it). */
+  processing: Processing | undefined;
+  /** Starts the queue workers (or the processing thread) and the housekeeping timer. */
   start(): Promise<void>;
   /** Stops the workers (running jobs finish) and closes the queue. */
   stop(): Promise<void>;
   healthy(): Promise<boolean>;
-  /** The processing thread, when the lanes run in one (see `processingThread`). */
+  /** The processing thread, once started, when the lanes run in one (see `runsInThread`). */
   thread(): ProcessingThread | undefined;
 }
 
@@ -239,53 +235,50 @@ async function storesOf(opts: AlertsRuntimeOptions): Promise<AlertsStores> {
   throw new Error("alerts runtime: a data store (sqlite or mongo) is required");
 }
 
-function queueOf(opts: AlertsRuntimeOptions, onCommit: (lanes: number[]) => void, threaded: boolean): JobQueue {
-  const logger = opts.logger.child({ component: "alert-queue" });
-  if (opts.redisUrl)
-    return new BullmqJobQueue({ redisUrl: opts.redisUrl, logger, ...(opts.queuePrefix ? { prefix: opts.queuePrefix } : {}) });
-  const file = opts.queueFile ?? join(opts.dataDir, "alert-queue.db");
-  if (file !== ":memory:") mkdirSync(opts.dataDir, { recursive: true });
-  // With the processing thread, its connection checkpoints the WAL (its job-end commits), not the accepting one.
-  return new LocalJobQueue({ file, logger, onCommit, checkpoints: !threaded });
-}
-
-/** Whether the lanes run in the processing thread: asked for, SQLite alerts, a local queue on a file. */
-function inThread(opts: AlertsRuntimeOptions) {
-  const onFile = opts.queueFile === undefined || opts.queueFile !== ":memory:";
-  return opts.processingThread && opts.sqlite && !opts.redisUrl && onFile ? opts.processingThread : undefined;
-}
-
 /**
- * Delayed jobs (auto-resolve) wait in a queue of their own: the alert lanes run strictly in
- * order, so a job due in an hour would hold its lane that long.
+ * Where processing runs, by configuration alone: in the processing thread when
+ * ALERT_PROCESSING_THREAD is on and the storage is the embedded kind (SQLite alerts, the local
+ * queue on a file: the thread opens its own connections to them); else in this thread.
  */
-function timerQueueOf(opts: AlertsRuntimeOptions): JobQueue {
-  const logger = opts.logger.child({ component: "alert-timers" });
-  const prefix = opts.queuePrefix ? { prefix: opts.queuePrefix } : {};
-  if (opts.redisUrl)
-    return new BullmqJobQueue({
-      redisUrl: opts.redisUrl,
-      logger,
-      lanes: 1,
-      queueName: () => "alert-timers",
-      ordered: false,
-      ...prefix,
-    });
-  const file = opts.queueFile === ":memory:" ? ":memory:" : join(opts.dataDir, "alert-timers.db");
-  if (file !== ":memory:") mkdirSync(opts.dataDir, { recursive: true });
-  return new LocalJobQueue({ file, logger, lanes: 1, ordered: false });
+export function runsInThread(opts: {
+  processingThread?: { config: Pick<AlertServiceConfig, "processingThread"> } | undefined;
+  sqlite?: unknown;
+  redisUrl?: string | undefined;
+  queueFile?: string | undefined;
+}): boolean {
+  return !!opts.processingThread?.config.processingThread && !!opts.sqlite && !opts.redisUrl && opts.queueFile !== ":memory:";
 }
 
-/** Wires the alert stores, the queue (BullMQ with REDIS_URL, else the durable local one) and the use-cases. */
+/** Wires the alert stores, the queue (BullMQ with REDIS_URL, else the durable local one), processing and the use-cases. */
 export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<AlertsRuntime> {
+  const threaded = runsInThread(opts) ? opts.processingThread : undefined;
+  if (threaded && opts.clock !== systemClock)
+    throw new Error("the processing thread runs on the system clock: with another clock, set ALERT_PROCESSING_THREAD=false");
   const stores = await storesOf(opts);
-  const system = opts.redisUrl ? "bullmq" : "local";
-  const threaded = inThread(opts);
   let thread: ProcessingThread | undefined;
-  const rawQueue = queueOf(opts, (lanes) => thread?.wake(lanes), threaded !== undefined);
-  const queue = tracedQueue(rawQueue, opts.tracing, { system, destination: "alerts" });
-  const timers = tracedQueue(timerQueueOf(opts), opts.tracing, { system, destination: "alert-timers" });
-  const jobs = createAlertJobs(queue, timers);
+  const { lanes, queue, timers } = openAlertQueues({
+    dataDir: opts.dataDir,
+    logger: opts.logger,
+    tracing: opts.tracing,
+    redisUrl: opts.redisUrl,
+    queuePrefix: opts.queuePrefix,
+    queueFile: opts.queueFile,
+    onCommit: (committed) => thread?.wake(committed),
+    // With the processing thread, its connection checkpoints the WAL (its job-end commits), not the accepting one.
+    checkpoints: !threaded,
+  });
+  const processing = threaded
+    ? undefined
+    : createProcessing({
+        stores,
+        queue,
+        timers,
+        notifier: opts.notifier,
+        clock: opts.clock,
+        logger: opts.logger,
+        autoResolveMinuteMs: opts.autoResolveMinuteMs,
+        takeTurns: opts.sqlite !== undefined,
+      });
   const limiterRedis = opts.redisUrl
     ? new Redis(opts.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 })
     : undefined;
@@ -299,13 +292,11 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
     limiter,
     defaultRateLimitPerMinute: opts.defaultRateLimitPerMinute ?? 0,
     ...(opts.usage ? { usage: opts.usage } : {}),
-    ...(opts.autoResolveMinuteMs ? { autoResolveMinuteMs: opts.autoResolveMinuteMs } : {}),
     stores,
-    jobs,
+    jobs: createAlertJobs(queue, timers),
     projects: opts.projects,
     integrations: opts.integrations,
     clock: opts.clock,
-    ...(opts.notifications ? { notifications: opts.notifications } : {}),
   });
   let housekeeping: NodeJS.Timeout | undefined;
   const purge = () => {
@@ -317,21 +308,16 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
   return {
     useCases,
     stores,
+    processing,
     async start() {
-      if (threaded && rawQueue instanceof LocalJobQueue) {
+      if (threaded && lanes instanceof LocalJobQueue) {
         thread = await startProcessingThread({
           data: { config: threaded.config, batchJobs: THREAD_JOB_BATCH },
           logger: opts.logger,
-          onEnded: (jobs) => rawQueue.ended(jobs),
+          onEnded: (jobs) => lanes.ended(jobs),
           onMail: threaded.onMail,
         });
-      } else {
-        const worker = createJobWorker(useCases.jobs, opts.logger.child({ component: "alert-worker" }), {
-          takeTurns: opts.sqlite !== undefined,
-        });
-        await queue.start(worker);
-        await timers.start(createTimerRunner(queue));
-      }
+      } else await processing?.start();
       housekeeping = setInterval(purge, 10 * 60_000);
       housekeeping.unref();
     },

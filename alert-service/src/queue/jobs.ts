@@ -5,10 +5,12 @@ import {
   type AlertJobs,
   type AutoResolveJob,
   type IncidentJob,
+  incidentJobId,
   laneKeyOf,
   type ProcessAlertJob,
   type StatusChangeJob,
   type StatusChangeResult,
+  statusChangeJobId,
 } from "../domain/alerts/ports.js";
 import {
   type BatchWorker,
@@ -88,10 +90,6 @@ const incidentSchema = z.object({
   laneKey: z.string().min(1),
 });
 
-/** Idempotency ids: a request's alert job is the request id; one incident job per alert and kind (and request, for closes). */
-const incidentJobId = (job: IncidentJob) =>
-  job.kind === "open" ? `incident-open-${job.alertId}` : `incident-close-${job.alertId}-${job.requestId}`;
-
 /** FNV-1a of the lane key, so that one (project, fingerprint) always lands in one lane. */
 export function laneOf(laneKey: string, lanes = DEFAULT_LANES): number {
   let h = 0x811c9dc5;
@@ -145,7 +143,7 @@ export function createAlertJobs(queue: JobQueue, timers: JobQueue, lanes = DEFAU
       ]);
     },
     async changeStatus(job: StatusChangeJob, timeoutMs: number) {
-      const id = `status-${job.requestId}`;
+      const id = statusChangeJobId(job);
       const lane = laneOf(job.laneKey, lanes);
       await queue.add({ id, name: JOB_NAMES.setStatus, lane, data: job });
       const result = await queue.waitFor(id, lane, timeoutMs);

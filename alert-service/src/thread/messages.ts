@@ -3,7 +3,7 @@ import type { EndedJob } from "../queue/local-queue.js";
 
 /** What the processing thread is started with (workerData: plain, cloneable data). */
 export interface ThreadData {
-  config: Pick<AlertServiceConfig, "dataDir" | "tracing" | "mail" | "autoResolveMinuteMs">;
+  config: Pick<AlertServiceConfig, "processingThread" | "dataDir" | "tracing" | "mail" | "autoResolveMinuteMs">;
   /** pino level of the thread's logger: the main thread's, so that nothing is built for lines it would drop. */
   logLevel: string;
   /** Jobs per processing batch (one transaction on alert.db). */

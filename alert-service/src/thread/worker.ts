@@ -3,11 +3,9 @@ import { parentPort, threadId, workerData } from "node:worker_threads";
 import { createLogger, systemClock } from "@tocsin/core";
 import { openSqlite } from "@tocsin/store";
 import { startTracing } from "@tocsin/telemetry";
-import { createJobHandlers } from "../domain/alerts/use-cases.js";
 import { createLocalNotifier } from "../mail-runtime.js";
-import { createAlertJobs, createJobWorker, createTimerRunner } from "../queue/jobs.js";
+import { createProcessing, openAlertQueues } from "../processing-runtime.js";
 import { LocalJobQueue } from "../queue/local-queue.js";
-import { tracedQueue } from "../queue/traced-queue.js";
 import { createSqliteAlertsStores } from "../store/alerts/sqlite-stores.js";
 import type { FromThread, ThreadData, ToThread } from "./messages.js";
 
@@ -26,7 +24,6 @@ const logger = createLogger("alert-service", logLevel, { write: (line: string) =
 });
 const tracing = await startTracing(config.tracing);
 const sqlite = openSqlite(join(config.dataDir, "alert.db"));
-const stores = createSqliteAlertsStores(sqlite);
 const mail = createLocalNotifier({
   config,
   sqlite,
@@ -35,28 +32,23 @@ const mail = createLocalNotifier({
   ...(tracing ? { tracing } : {}),
   onCommit: (lanes) => send({ type: "mail", lanes }),
 });
-const lanes = new LocalJobQueue({
-  file: join(config.dataDir, "alert-queue.db"),
-  logger: logger.child({ component: "alert-queue" }),
+const { lanes, queue, timers } = openAlertQueues({
+  dataDir: config.dataDir,
+  logger,
+  tracing,
   onEnded: (jobs) => send({ type: "ended", jobs }),
 });
-const queue = tracedQueue(lanes, tracing, { system: "local", destination: "alerts" });
-const timers = tracedQueue(
-  new LocalJobQueue({
-    file: join(config.dataDir, "alert-timers.db"),
-    logger: logger.child({ component: "alert-timers" }),
-    lanes: 1,
-    ordered: false,
-  }),
-  tracing,
-  { system: "local", destination: "alert-timers" },
-);
-const handlers = createJobHandlers({
-  stores,
-  jobs: createAlertJobs(queue, timers),
+// The one composition root of processing, as in the main thread (processing-runtime.ts).
+const processing = createProcessing({
+  stores: createSqliteAlertsStores(sqlite),
+  queue,
+  timers,
+  notifier: mail.notifier,
   clock: systemClock,
-  notifications: mail.notifier,
+  logger,
   autoResolveMinuteMs: config.autoResolveMinuteMs,
+  takeTurns: true,
+  batchJobs,
 });
 
 async function stop(): Promise<void> {
@@ -70,10 +62,8 @@ async function stop(): Promise<void> {
 }
 
 port.on("message", (message: ToThread) => {
-  if (message.type === "wake") lanes.wake(message.lanes);
+  if (message.type === "wake" && lanes instanceof LocalJobQueue) lanes.wake(message.lanes);
   else if (message.type === "stop") void stop();
 });
-const worker = createJobWorker(handlers, logger.child({ component: "alert-worker" }), { takeTurns: true, maxJobs: batchJobs });
-await queue.start(worker);
-await timers.start(createTimerRunner(queue));
+await processing.start();
 send({ type: "ready", threadId });

@@ -1,43 +1,79 @@
 import type { Logger } from "@tocsin/core";
-import { DEFAULT_TITLE } from "./model.js";
-import type { IncidentJob } from "./ports.js";
+import { type Alert, DEFAULT_TITLE } from "./model.js";
+import { type IncidentJob, incidentJobId } from "./ports.js";
 import type { ProcessingDeps } from "./processing.js";
+import { type AlertEventKind, alertEvent, type Claim } from "./reactions.js";
+
+/** The reactions' claims of an incident event of `alert`, made by the incident job `job`. */
+function claimIncidentEvent(
+  deps: ProcessingDeps,
+  kind: AlertEventKind,
+  job: IncidentJob,
+  alert: Pick<Alert, "id" | "projectId">,
+  at: Date,
+) {
+  const event = alertEvent(kind, incidentJobId(job), {
+    projectId: alert.projectId,
+    alertId: alert.id,
+    requestId: job.requestId,
+    at,
+    by: "incident",
+  });
+  return deps.reactions.claim(event);
+}
 
 /**
  * Opens the incident of a new alert (title = alert title; `New: Incident <iid>` for the default
- * title). If the alert resolved before this job ran and auto-close is on, the incident is closed
- * at once, so that "trigger then recovery" always ends with a closed incident.
+ * title) and emits `incident.opened`. If the alert resolved before this job ran and auto-close is
+ * on, the incident is closed at once (and `incident.closed` emitted), so that "trigger then
+ * recovery" always ends with a closed incident. Idempotent: one incident per alert and one open
+ * job per alert, so a re-run finds the incident and emits the same events (same ids) again.
  */
 async function openIncident(deps: ProcessingDeps, job: IncidentJob, logger?: Logger): Promise<void> {
   const { alerts, incidents } = deps.stores;
   const alert = await alerts.getById(job.alertId);
   if (!alert) return;
   const at = deps.clock.now();
-  const { incident } = await incidents.openForAlert({
-    projectId: alert.projectId,
-    alertId: alert.id,
-    alertIid: alert.iid,
-    title: alert.title === DEFAULT_TITLE ? undefined : alert.title,
-    severity: alert.severity,
-    at,
+  const closeAtOnce = alert.status === "resolved" && (await incidents.settings(alert.projectId)).autoCloseIncident;
+  const claims = await deps.stores.batch(async () => {
+    const { incident } = await incidents.openForAlert({
+      projectId: alert.projectId,
+      alertId: alert.id,
+      alertIid: alert.iid,
+      title: alert.title === DEFAULT_TITLE ? undefined : alert.title,
+      severity: alert.severity,
+      at,
+    });
+    await alerts.linkIncident(alert.id, incident.iid, at);
+    await alerts.addActivity(alert.id, `incident:${incident.iid}`, `created incident #${incident.iid}`, at);
+    const claims: Claim[] = await claimIncidentEvent(deps, "incident.opened", job, alert, at);
+    // The lane runs this job before any close job of the alert: a closed incident here was closed by this job.
+    if (closeAtOnce) {
+      if (incident.status === "open") await incidents.close(incident.id, at);
+      claims.push(...(await claimIncidentEvent(deps, "incident.closed", job, alert, at)));
+    }
+    logger?.debug({ incidentIid: incident.iid }, "incident opened");
+    return claims;
   });
-  await alerts.linkIncident(alert.id, incident.iid, at);
-  await alerts.addActivity(alert.id, `incident:${incident.iid}`, `created incident #${incident.iid}`, at);
-  logger?.debug({ incidentIid: incident.iid }, "incident opened");
-  if (
-    alert.status === "resolved" &&
-    incident.status === "open" &&
-    (await incidents.settings(alert.projectId)).autoCloseIncident
-  ) {
-    await incidents.close(incident.id, at);
-  }
+  if (claims.length) await deps.reactions.enqueue(claims);
 }
 
+/**
+ * Closes the alert's open incident and emits `incident.closed`; an incident that is not open is
+ * left alone (closed already, e.g. at once by the open job). A re-run after a crash between the
+ * close and its enqueue finds the incident closed and emits nothing (the incident store keeps no
+ * record of which job closed it).
+ */
 async function closeIncident(deps: ProcessingDeps, job: IncidentJob, logger?: Logger): Promise<void> {
-  const incident = await deps.stores.incidents.getByAlert(job.alertId);
-  if (incident?.status !== "open") return;
-  await deps.stores.incidents.close(incident.id, deps.clock.now());
-  logger?.debug({ incidentIid: incident.iid }, "incident closed");
+  const claims = await deps.stores.batch(async () => {
+    const incident = await deps.stores.incidents.getByAlert(job.alertId);
+    if (incident?.status !== "open") return [];
+    const at = deps.clock.now();
+    await deps.stores.incidents.close(incident.id, at);
+    logger?.debug({ incidentIid: incident.iid }, "incident closed");
+    return claimIncidentEvent(deps, "incident.closed", job, { id: job.alertId, projectId: incident.projectId }, at);
+  });
+  if (claims.length) await deps.reactions.enqueue(claims);
 }
 
 /** The incident job: idempotent (one incident per alert; closing a closed incident does nothing). */

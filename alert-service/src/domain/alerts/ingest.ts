@@ -1,5 +1,4 @@
 import { AppError, type CallContext, type Clock, invalidArgument, notFound } from "@tocsin/core";
-import type { Notifier } from "../mail/pipeline.js";
 import type { IntegrationDirectory, ProjectAccess } from "../ports.js";
 import type { IntegrationRuntime, Tier } from "../types.js";
 import { type IntakeLimiter, isRecovery, type RateLimitState } from "./intake-limit.js";
@@ -17,8 +16,6 @@ export interface IngestDeps {
   projects: ProjectAccess;
   integrations: IntegrationDirectory;
   clock: Clock;
-  /** Alert e-mails (section 9); without it no e-mail is sent. */
-  notifications?: Notifier;
   /** Per-integration webhook budgets (section 10); without it nothing is limited. */
   limiter?: IntakeLimiter;
   /** Budget of an integration that sets none; 0 = unlimited. */

@@ -234,6 +234,13 @@ export function alertJobId(requestId: string, index: number): string {
   return index === 0 ? requestId : `${requestId}#${index}`;
 }
 
+/** A status change's job id: one per request. */
+export const statusChangeJobId = (job: Pick<StatusChangeJob, "requestId">) => `status-${job.requestId}`;
+
+/** An incident job's id: one open job per alert; one close job per alert and request. */
+export const incidentJobId = (job: Pick<IncidentJob, "kind" | "alertId" | "requestId">) =>
+  job.kind === "open" ? `incident-open-${job.alertId}` : `incident-close-${job.alertId}-${job.requestId}`;
+
 /**
  * The lane of every write to an existing alert (events, resolves, incident links, status changes,
  * auto-resolve): its (project, fingerprint), or the alert itself when it has no fingerprint.

@@ -1,7 +1,5 @@
 import type { Logger } from "@tocsin/core";
 import { AppError, type Clock } from "@tocsin/core";
-import type { ClaimedMail, Notifier } from "../mail/pipeline.js";
-import type { Transition } from "../mail/ports.js";
 import { type Alert, type AlertAction, type AlertOutcome, type AlertSettings, statusNote } from "./model.js";
 import {
   type AlertJobs,
@@ -11,12 +9,14 @@ import {
   type IncidentJob,
   type ProcessAlertJob,
 } from "./ports.js";
+import { type AlertEventKind, alertEvent, type Claim, type Reactions } from "./reactions.js";
 
 export interface ProcessingDeps {
   stores: AlertsStores;
   jobs: Pick<AlertJobs, "enqueueIncident" | "enqueueFollowUps">;
   clock: Clock;
-  notifications?: Notifier;
+  /** Where every change of an alert is told (e-mail today; docs/architecture.md, "Reactions"). */
+  reactions: Reactions;
   /** Length of one auto-resolve "minute" in ms (60 000; shorter only in tests). */
   autoResolveMinuteMs?: number;
 }
@@ -82,10 +82,14 @@ async function applyAlert(deps: ProcessingDeps, job: ProcessAlertJob, firstRun: 
   throw new AppError("ABORTED", "CONTENTION", "alert changed concurrently too often");
 }
 
-/** The e-mail transition of a step, if it mails (see followUp). */
-function transitionOf(action: AlertAction): Transition | undefined {
-  if (action === "created") return "triggered";
-  if (action === "resolved") return "resolved";
+/**
+ * The alert event of a step: a new triggered alert, or a recovery that resolved an open alert. A
+ * repeat (`incremented`, also a re-fire of an acknowledged or ignored alert) and an alert created
+ * already resolved are no events.
+ */
+function eventKindOf(action: AlertAction): AlertEventKind | undefined {
+  if (action === "created") return "alert.triggered";
+  if (action === "resolved") return "alert.resolved";
   return undefined;
 }
 
@@ -118,21 +122,20 @@ function creationNotes(job: ProcessAlertJob, status: "triggered" | "resolved") {
   ];
 }
 
-/** What a step leaves to do once its change is committed: queued jobs and claimed e-mails. */
+/** What a step leaves to do once its change is committed: queued jobs and the reactions' claims. */
 interface FollowUps {
   incidents: IncidentJob[];
   autoResolves: Array<{ job: AutoResolveJob; delayMs: number }>;
-  mails: ClaimedMail[];
+  claims: Claim[];
 }
 
 /**
- * The store writes that follow a step (activity notes of a recovery, the storm-control slot of an
- * e-mail) and the jobs it asks for (auto-resolve, incident, notify), collected into `out`. Each
- * is idempotent, so a re-run completes them. A new alert's notes were written with it
- * (`creationNotes`). E-mail (PRODUCT.md section 9): a new triggered alert and a recovery that
- * resolves an open alert, when the project's `send_email` is on; repeats (`incremented`),
- * re-fires of acknowledged or ignored alerts (also `incremented`) and alerts created already
- * resolved send nothing. The notify job is keyed by (alert, transition).
+ * The store writes that follow a step (activity notes of a recovery, the reactions' claims of
+ * its alert event, e.g. an e-mail's storm-control slot) and the jobs it asks for (auto-resolve,
+ * incident), collected into `out`. Each is idempotent, so a re-run completes them. A new alert's
+ * notes were written with it (`creationNotes`). The event (`alert.triggered` of a new alert,
+ * `alert.resolved` of a recovery that resolved an open alert) goes to `Reactions`, keyed by the
+ * job id; which reactor acts on it is theirs to decide (e-mail: PRODUCT.md section 9).
  */
 async function followUp(deps: ProcessingDeps, job: ProcessAlertJob, step: Step, settingsOf: SettingsOf, out: FollowUps) {
   const { alerts } = deps.stores;
@@ -158,11 +161,16 @@ async function followUp(deps: ProcessingDeps, job: ProcessAlertJob, step: Step, 
     await alerts.addActivity(alert.id, `${op}:status`, statusNote("resolved"), at);
     if ((await settingsOf(job.projectId)).autoCloseIncident) out.incidents.push({ kind: "close", ...lane });
   }
-  const transition = transitionOf(action);
-  if (transition && deps.notifications && (await settingsOf(job.projectId)).sendEmail) {
-    out.mails.push(
-      await deps.notifications.claim({ requestId: job.requestId, projectId: job.projectId, alertId: alert.id, transition }),
-    );
+  const kind = eventKindOf(action);
+  if (kind) {
+    const event = alertEvent(kind, op, {
+      projectId: job.projectId,
+      alertId: alert.id,
+      requestId: job.requestId,
+      at,
+      by: "processing",
+    });
+    out.claims.push(...(await deps.reactions.claim(event, { settings: () => settingsOf(job.projectId) })));
   }
 }
 
@@ -178,17 +186,17 @@ export interface BatchResult {
 
 /**
  * Process-alert jobs of one lane, in order, in three commits whatever their number (on a store
- * that groups writes, see `AlertsStores.batch`): (1) each job's alert change, its notes and its
- * e-mail slot; (2) the jobs they ask for, enqueued together; (3) the jobs' outcomes. A crash
+ * that groups writes, see `AlertsStores.batch`): (1) each job's alert change, its notes and the
+ * reactions' claims of its event; (2) the jobs they ask for, enqueued together; (3) the jobs' outcomes. A crash
  * between them leaves changes without outcomes: the re-run finds each change by its job id and
  * enqueues the same (keyed) jobs again. A job that asks for nothing (the common case of a storm:
- * no incident, no auto-resolve, no e-mail) records its outcome in (1), with its change. A job that fails stops the batch: the jobs before it
+ * no incident, no auto-resolve, no claim) records its outcome in (1), with its change. A job that fails stops the batch: the jobs before it
  * complete, it and the ones after it are left to the queue (retry, in order).
  */
 export async function processAlertJobs(deps: ProcessingDeps, jobs: ProcessAlertJob[], logger?: Logger): Promise<BatchResult> {
   const settingsOf = settingsOnce(deps);
   const done: Array<{ job: ProcessAlertJob; outcome: AlertOutcome; recorded: boolean }> = [];
-  const todo: FollowUps = { incidents: [], autoResolves: [], mails: [] };
+  const todo: FollowUps = { incidents: [], autoResolves: [], claims: [] };
   let error: unknown;
   await deps.stores.batch(async () => {
     for (const job of jobs) {
@@ -199,10 +207,10 @@ export async function processAlertJobs(deps: ProcessingDeps, jobs: ProcessAlertJ
           continue;
         }
         const step = await applyAlert(deps, job, start.firstRun);
-        const mine: FollowUps = { incidents: [], autoResolves: [], mails: [] };
+        const mine: FollowUps = { incidents: [], autoResolves: [], claims: [] };
         await followUp(deps, job, step, settingsOf, mine);
         const outcome = toOutcome(step.alert, step.action);
-        if (mine.incidents.length + mine.autoResolves.length + mine.mails.length === 0) {
+        if (mine.incidents.length + mine.autoResolves.length + mine.claims.length === 0) {
           // Nothing left to enqueue: the outcome commits with the change (one commit, not two).
           await deps.stores.requests.recordJob(job.jobId, outcome, deps.clock.now());
           done.push({ job, outcome, recorded: true });
@@ -210,7 +218,7 @@ export async function processAlertJobs(deps: ProcessingDeps, jobs: ProcessAlertJ
         }
         todo.incidents.push(...mine.incidents);
         todo.autoResolves.push(...mine.autoResolves);
-        todo.mails.push(...mine.mails);
+        todo.claims.push(...mine.claims);
         done.push({ job, outcome, recorded: false });
       } catch (err) {
         error = err;
@@ -220,7 +228,7 @@ export async function processAlertJobs(deps: ProcessingDeps, jobs: ProcessAlertJ
   });
   try {
     if (todo.incidents.length || todo.autoResolves.length) await deps.jobs.enqueueFollowUps(todo);
-    if (todo.mails.length && deps.notifications) await deps.notifications.enqueue(todo.mails);
+    if (todo.claims.length) await deps.reactions.enqueue(todo.claims);
     const unrecorded = done.filter((d) => !d.recorded);
     if (unrecorded.length)
       await deps.stores.batch(async () => {

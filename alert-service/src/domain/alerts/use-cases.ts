@@ -9,9 +9,7 @@ import * as q from "./queries.js";
 import { statusChangeJob } from "./status-change.js";
 import { sendTestAlert, type TestAlertRequest, type TestAlertResult } from "./test-alert.js";
 
-export type AlertsDeps = IngestDeps & { autoResolveMinuteMs?: number };
-
-/** The alert use-cases (gRPC handlers call these) and the job handlers (queue workers call these). */
+/** The alert use-cases (gRPC handlers call these). The job handlers are processing's (createJobHandlers). */
 export interface AlertsUseCases {
   ingest(req: IngestRequest, ctx: CallContext): Promise<IngestResult>;
   sendTestAlert(req: TestAlertRequest, ctx: CallContext): Promise<TestAlertResult>;
@@ -31,11 +29,10 @@ export interface AlertsUseCases {
   getIncident(projectIdOrPath: string, iid: number, ctx: CallContext): Promise<Incident>;
   getAlertSettings(projectIdOrPath: string, ctx: CallContext): Promise<AlertSettings>;
   updateAlertSettings(projectIdOrPath: string, change: Partial<AlertSettings>, ctx: CallContext): Promise<AlertSettings>;
-  jobs: AlertJobHandlers;
 }
 
-/** What the queue workers run (in the main thread, or in the processing thread: see createJobHandlers). */
-interface AlertJobHandlers {
+/** What the queue workers run (in the main thread, or in the processing thread: see processing-runtime.ts). */
+export interface AlertJobHandlers {
   processAlert(job: ProcessAlertJob, logger: Logger): Promise<AlertOutcome>;
   processAlerts(jobs: ProcessAlertJob[], logger: Logger): Promise<BatchResult>;
   incident(job: IncidentJob, logger: Logger): Promise<void>;
@@ -43,7 +40,7 @@ interface AlertJobHandlers {
   setStatus(job: StatusChangeJob, logger: Logger): Promise<StatusChangeResult>;
 }
 
-/** The job handlers alone: all that processing needs (the processing thread builds only these). */
+/** The job handlers: all that processing runs (wired by createProcessing, processing-runtime.ts). */
 export function createJobHandlers(deps: ProcessingDeps): AlertJobHandlers {
   return {
     processAlert: (job, logger) => processAlertJob(deps, job, logger),
@@ -54,7 +51,7 @@ export function createJobHandlers(deps: ProcessingDeps): AlertJobHandlers {
   };
 }
 
-export function createAlertsUseCases(deps: AlertsDeps): AlertsUseCases {
+export function createAlertsUseCases(deps: IngestDeps): AlertsUseCases {
   return {
     ingest: (req, ctx) => ingest(deps, req, ctx),
     sendTestAlert: (req, ctx) => sendTestAlert(deps, req, ctx),
@@ -66,6 +63,5 @@ export function createAlertsUseCases(deps: AlertsDeps): AlertsUseCases {
     getIncident: (p, iid, ctx) => q.getIncident(deps, p, iid, ctx),
     getAlertSettings: (p, ctx) => q.getAlertSettings(deps, p, ctx),
     updateAlertSettings: (p, change, ctx) => q.updateAlertSettings(deps, p, change, ctx),
-    jobs: createJobHandlers(deps),
   };
 }

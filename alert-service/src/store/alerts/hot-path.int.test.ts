@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { NormalizedAlert } from "../../domain/alerts/model.js";
 import type { AlertsStores, ProcessAlertJob } from "../../domain/alerts/ports.js";
 import { processAlertJob } from "../../domain/alerts/processing.js";
+import { createReactions } from "../../domain/alerts/reactions.js";
 import { isFerretDb } from "./mongo-common.js";
 import { createMongoAlertsStores } from "./mongo-stores.js";
 
@@ -85,6 +86,7 @@ describe.skipIf(!mongoUrl)("alert processing on FerretDB: round trips and pushed
     stores,
     jobs: { enqueueIncident: async () => {}, enqueueFollowUps: async () => {} },
     clock: systemClock,
+    reactions: createReactions([], (projectId) => stores.incidents.settings(projectId)),
   });
 
   async function record(run: () => Promise<unknown>): Promise<Sent[]> {

@@ -1,0 +1,151 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Clock, Logger } from "@tocsin/core";
+import type { Tracing } from "@tocsin/telemetry";
+import type { AlertsStores } from "./domain/alerts/ports.js";
+import { createReactions, type Reactions } from "./domain/alerts/reactions.js";
+import { type AlertJobHandlers, createJobHandlers } from "./domain/alerts/use-cases.js";
+import type { Notifier } from "./domain/mail/pipeline.js";
+import { emailReactor } from "./domain/mail/reactor.js";
+import { BullmqJobQueue } from "./queue/bullmq-queue.js";
+import { createAlertJobs, createJobWorker, createTimerRunner } from "./queue/jobs.js";
+import { type EndedJob, LocalJobQueue } from "./queue/local-queue.js";
+import type { JobQueue } from "./queue/queue.js";
+import { tracedQueue } from "./queue/traced-queue.js";
+
+/**
+ * The composition root of alert processing: the one place that wires the job handlers, the
+ * `Reactions` dispatcher and its reactors, and the lane and timer workers — for the main thread
+ * (MongoDB, BullMQ, ALERT_PROCESSING_THREAD=false, tests) and the processing thread
+ * (thread/worker.ts) alike. docs/architecture.md, "Reactions" and "The processing thread".
+ */
+
+export interface AlertQueuesOptions {
+  /** Where the local queue files are: `alert-queue.db` (the lanes), `alert-timers.db` (delayed jobs). */
+  dataDir: string;
+  logger: Logger;
+  tracing?: Tracing | undefined;
+  /** BullMQ with REDIS_URL, else the durable local queues. */
+  redisUrl?: string | undefined;
+  /** BullMQ's key prefix (tests). */
+  queuePrefix?: string | undefined;
+  /** Tests: `:memory:` local queues (not durable, one connection: no processing thread). */
+  queueFile?: string | undefined;
+  /** Local lanes: told of each group commit's lanes (the main thread wakes the processing thread). */
+  onCommit?: (lanes: number[]) => void;
+  /** Local lanes: told of the jobs whose ends a batch committed (the processing thread tells the main thread). */
+  onEnded?: (jobs: EndedJob[]) => void;
+  /** Local lanes: whether this connection checkpoints the WAL (not the accepting one when a thread processes). */
+  checkpoints?: boolean;
+}
+
+export interface AlertQueues {
+  /** The lanes as built (a LocalJobQueue can be woken and told of ends), without tracing. */
+  lanes: JobQueue;
+  /** The alert lanes (8, in order), traced. */
+  queue: JobQueue;
+  /**
+   * Delayed jobs (auto-resolve) wait in a queue of their own, traced: the alert lanes run strictly
+   * in order, so a job due in an hour would hold its lane that long.
+   */
+  timers: JobQueue;
+}
+
+/** The alert lanes and the timer queue, on one connection each (every thread opens its own). */
+export function openAlertQueues(opts: AlertQueuesOptions): AlertQueues {
+  const system = opts.redisUrl ? "bullmq" : "local";
+  const queueLogger = opts.logger.child({ component: "alert-queue" });
+  const timersLogger = opts.logger.child({ component: "alert-timers" });
+  const prefix = opts.queuePrefix ? { prefix: opts.queuePrefix } : {};
+  let lanes: JobQueue;
+  let timers: JobQueue;
+  if (opts.redisUrl) {
+    lanes = new BullmqJobQueue({ redisUrl: opts.redisUrl, logger: queueLogger, ...prefix });
+    timers = new BullmqJobQueue({
+      redisUrl: opts.redisUrl,
+      logger: timersLogger,
+      lanes: 1,
+      queueName: () => "alert-timers",
+      ordered: false,
+      ...prefix,
+    });
+  } else {
+    const memory = opts.queueFile === ":memory:";
+    if (!memory) mkdirSync(opts.dataDir, { recursive: true });
+    lanes = new LocalJobQueue({
+      file: opts.queueFile ?? join(opts.dataDir, "alert-queue.db"),
+      logger: queueLogger,
+      ...(opts.onCommit ? { onCommit: opts.onCommit } : {}),
+      ...(opts.onEnded ? { onEnded: opts.onEnded } : {}),
+      ...(opts.checkpoints === undefined ? {} : { checkpoints: opts.checkpoints }),
+    });
+    timers = new LocalJobQueue({
+      file: memory ? ":memory:" : join(opts.dataDir, "alert-timers.db"),
+      logger: timersLogger,
+      lanes: 1,
+      ordered: false,
+    });
+  }
+  return {
+    lanes,
+    queue: tracedQueue(lanes, opts.tracing, { system, destination: "alerts" }),
+    timers: tracedQueue(timers, opts.tracing, { system, destination: "alert-timers" }),
+  };
+}
+
+export interface ProcessingOptions {
+  stores: AlertsStores;
+  /** The alert lanes and the timer queue (openAlertQueues). */
+  queue: JobQueue;
+  timers: JobQueue;
+  /** Alert e-mails (section 9): the e-mail reactor claims and enqueues through it; without it no e-mail is sent. */
+  notifier?: Notifier | undefined;
+  clock: Clock;
+  logger: Logger;
+  /** Length of one auto-resolve minute (60 000 ms; shorter in tests). */
+  autoResolveMinuteMs?: number | undefined;
+  /** The synchronous SQLite stores: the lanes take turns on the event loop (see createJobWorker). */
+  takeTurns: boolean;
+  /** Jobs per batch (64; THREAD_JOB_BATCH in the processing thread). */
+  batchJobs?: number;
+}
+
+export interface Processing {
+  /** The job handlers (tests run them directly). */
+  handlers: AlertJobHandlers;
+  /** The dispatcher every path that changes an alert emits its event into. */
+  reactions: Reactions;
+  /** Starts the lane workers and the timer runner (a due timer moves into its alert's lane). */
+  start(): Promise<void>;
+}
+
+/**
+ * Alert processing over `queue` and `timers`: `Reactions` built once from its reactors (e-mail
+ * today; paging, channels and the silences gate plug in here), the job handlers (processing,
+ * status changes, auto-resolve, incidents), the workers. Nothing runs before `start`; closing the
+ * queues stops it.
+ */
+export function createProcessing(opts: ProcessingOptions): Processing {
+  const reactions = createReactions(opts.notifier ? [emailReactor(opts.notifier)] : [], (projectId) =>
+    opts.stores.incidents.settings(projectId),
+  );
+  const handlers = createJobHandlers({
+    stores: opts.stores,
+    jobs: createAlertJobs(opts.queue, opts.timers),
+    clock: opts.clock,
+    reactions,
+    ...(opts.autoResolveMinuteMs ? { autoResolveMinuteMs: opts.autoResolveMinuteMs } : {}),
+  });
+  return {
+    handlers,
+    reactions,
+    async start() {
+      const worker = createJobWorker(handlers, opts.logger.child({ component: "alert-worker" }), {
+        takeTurns: opts.takeTurns,
+        ...(opts.batchJobs ? { maxJobs: opts.batchJobs } : {}),
+      });
+      await opts.queue.start(worker);
+      await opts.timers.start(createTimerRunner(opts.queue));
+    },
+  };
+}

@@ -1,0 +1,160 @@
+import { AppError, silentLogger } from "@tocsin/core";
+import { describe, expect, it } from "vitest";
+import type { AlertOutcome } from "../domain/alerts/model.js";
+import type { AutoResolveJob, IncidentJob, ProcessAlertJob } from "../domain/alerts/ports.js";
+import { createAlertJobs, createJobWorker, createTimerRunner, type JobHandlers, laneOf } from "./jobs.js";
+import type { JobOutcome, JobQueue, QueuedJob, RunningJob } from "./queue.js";
+import { UnrecoverableJobError } from "./queue.js";
+
+/** A JobQueue that records what is added (the queue's own behaviour has its contract suite, contract.ts). */
+function recordingQueue(): JobQueue & { added: QueuedJob[] } {
+  const added: QueuedJob[] = [];
+  return {
+    added,
+    add: async (job) => void added.push(job),
+    addBulk: async (jobs) => void added.push(...jobs),
+    start: async () => {},
+    waitFor: async () => ({ state: "completed", result: { changed: true } }),
+    counts: async () => ({ pending: 0, processed: 0, failed: 0 }),
+    healthy: async () => true,
+    close: async () => {},
+  };
+}
+
+const alert = {
+  title: "t",
+  hosts: [],
+  severity: "high" as const,
+  startedAt: "2026-11-21T09:00:00.000Z",
+  source: "s",
+  payload: {},
+};
+const processJob = (id: string): RunningJob => ({
+  id,
+  name: "process-alert",
+  attempt: 1,
+  data: { jobId: id, requestId: id, projectId: 1, integrationId: 1, alert } satisfies ProcessAlertJob,
+});
+const incident: IncidentJob = { kind: "open", requestId: "r", projectId: 1, alertId: 9, laneKey: "1:fp" };
+const incidentRun = (id: string): RunningJob => ({ id, name: "incident", attempt: 1, data: incident });
+const outcome = (iid: number): AlertOutcome => ({ iid, title: "t", status: "triggered", events: 1, action: "created" });
+
+/** Handlers that record their calls; `fail` decides per job id whether (and with what) one throws. */
+function recordingHandlers(fail: (id: string) => unknown = () => undefined) {
+  const calls: string[] = [];
+  const handlers: JobHandlers = {
+    async processAlerts(jobs) {
+      calls.push(`processAlerts(${jobs.map((j) => j.jobId).join(",")})`);
+      const outcomes: AlertOutcome[] = [];
+      for (const job of jobs) {
+        const error = fail(job.jobId);
+        if (error) return { outcomes, error };
+        outcomes.push(outcome(outcomes.length + 1));
+      }
+      return { outcomes };
+    },
+    async incident(job) {
+      calls.push(`incident(${job.kind})`);
+      const error = fail(`incident-${job.kind}`);
+      if (error) throw error;
+    },
+    autoResolve: async () => void calls.push("autoResolve"),
+    setStatus: async () => ({ changed: true }),
+  };
+  return { handlers, calls };
+}
+
+const ok = (outcomes: JobOutcome[]) => outcomes.map((o) => o.ok);
+
+describe("laneOf", () => {
+  it("puts one key in one lane, always, within the lanes", () => {
+    const keys = Array.from({ length: 200 }, (_, i) => `1:fingerprint-${i}`);
+    for (const key of keys) {
+      expect(laneOf(key)).toBe(laneOf(key));
+      expect(laneOf(key)).toBeGreaterThanOrEqual(0);
+      expect(laneOf(key)).toBeLessThan(8);
+    }
+    expect(new Set(keys.map((k) => laneOf(k))).size).toBe(8);
+    expect(laneOf("1:a", 3)).toBeLessThan(3);
+  });
+});
+
+describe("createAlertJobs", () => {
+  it("keys follow-up jobs by alert (incidents in the alert's lane, auto-resolve delayed on the timer queue)", async () => {
+    const queue = recordingQueue();
+    const timers = recordingQueue();
+    const jobs = createAlertJobs(queue, timers);
+    const auto: AutoResolveJob = { requestId: "r", projectId: 1, alertId: 9, events: 3, minutes: 5, laneKey: "1:fp" };
+    await jobs.enqueueFollowUps({
+      incidents: [incident, { ...incident, kind: "close", requestId: "r2" }],
+      autoResolves: [{ job: auto, delayMs: 300_000 }],
+    });
+    expect(queue.added.map((j) => [j.id, j.name, j.lane])).toEqual([
+      ["incident-open-9", "incident", laneOf("1:fp")],
+      ["incident-close-9-r2", "incident", laneOf("1:fp")],
+    ]);
+    expect(timers.added).toMatchObject([{ id: "auto-resolve-9-3", name: "auto-resolve", lane: 0, delayMs: 300_000 }]);
+  });
+
+  it("runs a status change in the alert's lane, keyed by the request, and answers its result", async () => {
+    const queue = recordingQueue();
+    const jobs = createAlertJobs(queue, recordingQueue());
+    const job = { requestId: "u1", projectId: 1, alertId: 9, status: "acknowledged" as const, at: "x", laneKey: "1:fp" };
+    expect(await jobs.changeStatus(job, 1000)).toEqual({ changed: true });
+    expect(queue.added).toMatchObject([{ id: "status-u1", name: "set-status", lane: laneOf("1:fp") }]);
+  });
+
+  it("turns a queue that cannot take the alerts into UNAVAILABLE (QUEUE_UNAVAILABLE)", async () => {
+    const queue = recordingQueue();
+    queue.addBulk = async () => {
+      throw new Error("disk full");
+    };
+    const jobs = createAlertJobs(queue, recordingQueue());
+    const data = processJob("r1").data as ProcessAlertJob;
+    await expect(jobs.enqueueAlerts([data])).rejects.toMatchObject({ code: "UNAVAILABLE", reason: "QUEUE_UNAVAILABLE" });
+  });
+});
+
+describe("createJobWorker", () => {
+  const worker = (handlers: JobHandlers) => createJobWorker(handlers, silentLogger(), { takeTurns: false });
+
+  it("runs consecutive process-alert jobs of a batch together, the other jobs one by one, in order", async () => {
+    const { handlers, calls } = recordingHandlers();
+    const outcomes = await worker(handlers).batch([processJob("a"), processJob("b"), incidentRun("i"), processJob("c")]);
+    expect(ok(outcomes)).toEqual([true, true, true, true]);
+    expect(calls).toEqual(["processAlerts(a,b)", "incident(open)", "processAlerts(c)"]);
+  });
+
+  it("stops at the first failure: the jobs before it succeed, it fails, the ones after do not run", async () => {
+    const { handlers, calls } = recordingHandlers((id) => (id === "b" ? new Error("busy") : undefined));
+    const outcomes = await worker(handlers).batch([processJob("a"), processJob("b"), processJob("c"), incidentRun("i")]);
+    expect(ok(outcomes)).toEqual([true, false]);
+    expect(outcomes[1]).toMatchObject({ error: { message: "busy" } });
+    expect(calls).toEqual(["processAlerts(a,b,c)"]);
+  });
+
+  it("invalid data and INVALID_ARGUMENT / NOT_FOUND errors are unrecoverable; other errors retry", async () => {
+    const invalid = await worker(recordingHandlers().handlers).batch([{ id: "x", name: "incident", attempt: 1, data: {} }]);
+    expect(invalid[0]).toMatchObject({ ok: false, error: expect.any(UnrecoverableJobError) });
+    const unknown = await worker(recordingHandlers().handlers).batch([{ id: "y", name: "what", attempt: 1, data: {} }]);
+    expect(unknown[0]).toMatchObject({ ok: false, error: expect.any(UnrecoverableJobError) });
+    const notFound = new AppError("NOT_FOUND", "NOT_FOUND", "gone");
+    const gone = await worker(recordingHandlers(() => notFound).handlers).batch([incidentRun("i")]);
+    expect(gone[0]).toMatchObject({ ok: false, error: expect.any(UnrecoverableJobError) });
+    const transient = new Error("connection reset");
+    const retry = await worker(recordingHandlers(() => transient).handlers).batch([incidentRun("i")]);
+    expect(retry[0]).toEqual({ ok: false, error: transient });
+  });
+});
+
+describe("createTimerRunner", () => {
+  it("moves a due auto-resolve job into its alert's lane under the same id", async () => {
+    const queue = recordingQueue();
+    const auto: AutoResolveJob = { requestId: "r", projectId: 1, alertId: 9, events: 3, minutes: 5, laneKey: "1:fp" };
+    await createTimerRunner(queue)({ id: "auto-resolve-9-3", name: "auto-resolve", attempt: 1, data: auto });
+    expect(queue.added).toEqual([{ id: "auto-resolve-9-3", name: "auto-resolve-apply", lane: laneOf("1:fp"), data: auto }]);
+    await expect(createTimerRunner(queue)({ id: "z", name: "auto-resolve", attempt: 1, data: {} })).rejects.toBeInstanceOf(
+      UnrecoverableJobError,
+    );
+  });
+});
