@@ -2,11 +2,14 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Clock, Logger } from "@tocsin/core";
 import type { Tracing } from "@tocsin/telemetry";
-import type { AlertsStores } from "./domain/alerts/ports.js";
+import type { AlertJobs, AlertsStores } from "./domain/alerts/ports.js";
 import { createReactions, type Reactions } from "./domain/alerts/reactions.js";
 import { type AlertJobHandlers, createJobHandlers } from "./domain/alerts/use-cases.js";
 import type { Notifier } from "./domain/mail/pipeline.js";
 import { emailReactor } from "./domain/mail/reactor.js";
+import { createSilenceIndexCache } from "./domain/silences/active-index.js";
+import { createSilenceGate } from "./domain/silences/gate.js";
+import type { SilenceStore } from "./domain/silences/ports.js";
 import { BullmqJobQueue } from "./queue/bullmq-queue.js";
 import { createAlertJobs, createJobWorker, createTimerRunner } from "./queue/jobs.js";
 import { type EndedJob, LocalJobQueue } from "./queue/local-queue.js";
@@ -108,6 +111,29 @@ export interface ProcessingOptions {
   takeTurns: boolean;
   /** Jobs per batch (64; THREAD_JOB_BATCH in the processing thread). */
   batchJobs?: number;
+  /** The project's silences: the gate of Reactions (issue 24); without it nothing is held. */
+  silences?: SilenceStore | undefined;
+}
+
+/**
+ * How long a project's index of silences is used before it is read again: the bound on how long
+ * a silence written elsewhere (the main thread's API, another replica) goes unseen by processing.
+ */
+const SILENCE_INDEX_MAX_AGE_MS = 1000;
+
+function silenceGate(opts: ProcessingOptions, jobs: AlertJobs) {
+  const store = opts.silences;
+  if (!store) return undefined;
+  const index = createSilenceIndexCache({
+    clock: opts.clock,
+    maxAgeMs: SILENCE_INDEX_MAX_AGE_MS,
+    load: (projectId, now) => store.list(projectId, { endsAfter: now }),
+  });
+  return createSilenceGate({
+    index,
+    alertOf: (alertId) => opts.stores.alerts.getById(alertId),
+    schedule: (timers) => jobs.scheduleUnsilence(timers),
+  });
 }
 
 export interface Processing {
@@ -126,12 +152,15 @@ export interface Processing {
  * queues stops it.
  */
 export function createProcessing(opts: ProcessingOptions): Processing {
-  const reactions = createReactions(opts.notifier ? [emailReactor(opts.notifier)] : [], (projectId) =>
-    opts.stores.incidents.settings(projectId),
+  const jobs = createAlertJobs(opts.queue, opts.timers);
+  const reactions = createReactions(
+    opts.notifier ? [emailReactor(opts.notifier)] : [],
+    (projectId) => opts.stores.incidents.settings(projectId),
+    silenceGate(opts, jobs),
   );
   const handlers = createJobHandlers({
     stores: opts.stores,
-    jobs: createAlertJobs(opts.queue, opts.timers),
+    jobs,
     clock: opts.clock,
     reactions,
     ...(opts.autoResolveMinuteMs ? { autoResolveMinuteMs: opts.autoResolveMinuteMs } : {}),

@@ -235,6 +235,13 @@ async function storesOf(opts: AlertsRuntimeOptions): Promise<AlertsStores> {
   throw new Error("alerts runtime: a data store (sqlite or mongo) is required");
 }
 
+/** The silences processing's gate reads (issue 24), in the alerts' database. */
+async function silenceStoreOf(opts: AlertsRuntimeOptions): Promise<SilenceStore | undefined> {
+  if (opts.sqlite) return createSqliteSilenceStore(opts.sqlite);
+  if (opts.mongo) return createMongoSilenceStore(opts.mongo);
+  return undefined;
+}
+
 /**
  * Where processing runs, by configuration alone: in the processing thread when
  * ALERT_PROCESSING_THREAD is on and the storage is the embedded kind (SQLite alerts, the local
@@ -278,6 +285,7 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
         logger: opts.logger,
         autoResolveMinuteMs: opts.autoResolveMinuteMs,
         takeTurns: opts.sqlite !== undefined,
+        silences: await silenceStoreOf(opts),
       });
   const limiterRedis = opts.redisUrl
     ? new Redis(opts.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 })

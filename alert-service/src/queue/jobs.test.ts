@@ -60,6 +60,7 @@ function recordingHandlers(fail: (id: string) => unknown = () => undefined) {
     },
     autoResolve: async () => void calls.push("autoResolve"),
     setStatus: async () => ({ changed: true }),
+    unsilence: async () => void calls.push("unsilence"),
   };
   return { handlers, calls };
 }

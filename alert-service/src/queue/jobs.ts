@@ -11,6 +11,8 @@ import {
   type StatusChangeJob,
   type StatusChangeResult,
   statusChangeJobId,
+  type UnsilenceJob,
+  unsilenceJobId,
 } from "../domain/alerts/ports.js";
 import {
   type BatchWorker,
@@ -37,6 +39,8 @@ const JOB_NAMES = {
   autoResolve: "auto-resolve",
   autoResolveApply: "auto-resolve-apply",
   setStatus: "set-status",
+  unsilence: "unsilence",
+  unsilenceApply: "unsilence-apply",
 } as const;
 
 const normalizedAlertSchema = z.object({
@@ -70,6 +74,14 @@ const autoResolveSchema = z.object({
   alertId: z.number().int().positive(),
   events: z.number().int().positive(),
   minutes: z.number().int().positive(),
+  laneKey: z.string().min(1),
+});
+
+const unsilenceSchema = z.object({
+  requestId: z.string().min(1),
+  projectId: z.number().int().positive(),
+  alertId: z.number().int().positive(),
+  at: z.string().min(1),
   laneKey: z.string().min(1),
 });
 
@@ -142,6 +154,17 @@ export function createAlertJobs(queue: JobQueue, timers: JobQueue, lanes = DEFAU
         ),
       ]);
     },
+    async scheduleUnsilence(jobs: UnsilenceJob[]) {
+      await timers.addBulk(
+        jobs.map((job) => ({
+          id: unsilenceJobId(job),
+          name: JOB_NAMES.unsilence,
+          lane: 0,
+          data: job,
+          delayMs: Math.max(0, Date.parse(job.at) - Date.now()),
+        })),
+      );
+    },
     async changeStatus(job: StatusChangeJob, timeoutMs: number) {
       const id = statusChangeJobId(job);
       const lane = laneOf(job.laneKey, lanes);
@@ -177,11 +200,19 @@ export interface JobHandlers {
   incident(job: IncidentJob, logger: Logger): Promise<void>;
   autoResolve(job: AutoResolveJob, logger: Logger): Promise<void>;
   setStatus(job: StatusChangeJob, logger: Logger): Promise<StatusChangeResult>;
+  unsilence(job: UnsilenceJob, logger: Logger): Promise<void>;
 }
 
-/** The timer queue's runner: a due auto-resolve job moves into its alert's lane (same id, idempotent). */
+/** The timer queue's runner: a due auto-resolve or unsilence job moves into its alert's lane (same id, idempotent). */
 export function createTimerRunner(queue: JobQueue, lanes = DEFAULT_LANES): JobRunner {
   return async (job) => {
+    if (job.name === JOB_NAMES.unsilence) {
+      const unsilence = unsilenceSchema.safeParse(job.data);
+      if (!unsilence.success) throw new UnrecoverableJobError(`invalid job ${job.name} ${job.id}`);
+      const lane = laneOf(unsilence.data.laneKey, lanes);
+      await queue.add({ id: unsilenceJobId(unsilence.data), name: JOB_NAMES.unsilenceApply, lane, data: unsilence.data });
+      return null;
+    }
     const parsed = autoResolveSchema.safeParse(job.data);
     if (job.name !== JOB_NAMES.autoResolve || !parsed.success)
       throw new UnrecoverableJobError(`invalid job ${job.name} ${job.id}`);
@@ -207,6 +238,7 @@ const SCHEMAS: Record<string, z.ZodType> = {
   [JOB_NAMES.incident]: incidentSchema,
   [JOB_NAMES.autoResolveApply]: autoResolveSchema,
   [JOB_NAMES.setStatus]: statusChangeSchema,
+  [JOB_NAMES.unsilenceApply]: unsilenceSchema,
 };
 
 type Parsed = { job: RunningJob; data: { requestId: string; log?: Record<string, string> } };
@@ -220,6 +252,7 @@ function parse(job: RunningJob): Parsed | undefined {
 async function runOne(handlers: JobHandlers, { job, data }: Parsed, logger: Logger): Promise<unknown> {
   if (job.name === JOB_NAMES.setStatus) return handlers.setStatus(data as StatusChangeJob, logger);
   if (job.name === JOB_NAMES.autoResolveApply) await handlers.autoResolve(data as AutoResolveJob, logger);
+  else if (job.name === JOB_NAMES.unsilenceApply) await handlers.unsilence(data as UnsilenceJob, logger);
   else await handlers.incident(data as IncidentJob, logger);
   return null;
 }

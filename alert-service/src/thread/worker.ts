@@ -7,6 +7,7 @@ import { createLocalNotifier } from "../mail-runtime.js";
 import { createProcessing, openAlertQueues } from "../processing-runtime.js";
 import { LocalJobQueue } from "../queue/local-queue.js";
 import { createSqliteAlertsStores } from "../store/alerts/sqlite-stores.js";
+import { createSqliteSilenceStore } from "../store/silences/sqlite-silence-store.js";
 import type { FromThread, ThreadData, ToThread } from "./messages.js";
 
 /**
@@ -49,6 +50,7 @@ const processing = createProcessing({
   autoResolveMinuteMs: config.autoResolveMinuteMs,
   takeTurns: true,
   batchJobs,
+  silences: createSqliteSilenceStore(sqlite),
 });
 
 async function stop(): Promise<void> {

@@ -3,11 +3,20 @@ import { autoResolveJob } from "./auto-resolve.js";
 import { incidentJob } from "./incidents.js";
 import { type IngestDeps, type IngestRequest, type IngestResult, ingest } from "./ingest.js";
 import type { ActivityEntry, Alert, AlertOutcome, AlertSettings, Incident } from "./model.js";
-import type { AutoResolveJob, IncidentJob, ProcessAlertJob, QueueStats, StatusChangeJob, StatusChangeResult } from "./ports.js";
+import type {
+  AutoResolveJob,
+  IncidentJob,
+  ProcessAlertJob,
+  QueueStats,
+  StatusChangeJob,
+  StatusChangeResult,
+  UnsilenceJob,
+} from "./ports.js";
 import { type BatchResult, type ProcessingDeps, processAlertJob, processAlertJobs } from "./processing.js";
 import * as q from "./queries.js";
 import { statusChangeJob } from "./status-change.js";
 import { sendTestAlert, type TestAlertRequest, type TestAlertResult } from "./test-alert.js";
+import { unsilenceJob } from "./unsilence.js";
 
 /** The alert use-cases (gRPC handlers call these). The job handlers are processing's (createJobHandlers). */
 export interface AlertsUseCases {
@@ -38,6 +47,7 @@ export interface AlertJobHandlers {
   incident(job: IncidentJob, logger: Logger): Promise<void>;
   autoResolve(job: AutoResolveJob, logger: Logger): Promise<void>;
   setStatus(job: StatusChangeJob, logger: Logger): Promise<StatusChangeResult>;
+  unsilence(job: UnsilenceJob, logger: Logger): Promise<void>;
 }
 
 /** The job handlers: all that processing runs (wired by createProcessing, processing-runtime.ts). */
@@ -48,6 +58,7 @@ export function createJobHandlers(deps: ProcessingDeps): AlertJobHandlers {
     incident: (job, logger) => incidentJob(deps, job, logger),
     autoResolve: (job, logger) => autoResolveJob(deps, job, logger),
     setStatus: (job, logger) => statusChangeJob(deps, job, logger),
+    unsilence: (job, logger) => unsilenceJob(deps, job, logger),
   };
 }
 
