@@ -79,22 +79,33 @@ describe("silences hold alert e-mails back until they end (embedded store, proce
     // The recovery of a silenced alert passes.
     await until(() => resolvedMails("Replica lag").length === 1);
 
-    // Stored, counted, and silent.
-    const alerts = (await api(sys.url, owner.token).get(`/api/v4/projects/${project.id}/alert_management/alerts`)).body as Array<{
-      title: string;
-      status: string;
-    }>;
-    expect(alerts.map((a) => [a.title, a.status]).sort()).toEqual([
-      ["Database failover", "triggered"],
-      ["Disk full", "triggered"],
-      ["Replica lag", "resolved"],
+    // Stored, counted, silent, and carrying the silence that held them.
+    const silenceId = silence.body.silenceID as string;
+    const listed = async () =>
+      (await api(sys.url, owner.token).get(`/api/v4/projects/${project.id}/alert_management/alerts`)).body as Array<{
+        iid: number;
+        title: string;
+        status: string;
+        silenced_by: string[];
+      }>;
+    const alerts = await listed();
+    expect(alerts.map((a) => [a.title, a.status, a.silenced_by]).sort()).toEqual([
+      ["Database failover", "triggered", [silenceId]],
+      ["Disk full", "triggered", []],
+      ["Replica lag", "resolved", [silenceId]],
     ]);
+    const failover = alerts.find((a) => a.title === "Database failover");
+    const details = await api(sys.url, owner.token).get(
+      `/api/v4/projects/${project.id}/alert_management/alerts/${failover?.iid}`,
+    );
+    expect(details.body.silenced_by).toEqual([silenceId]);
     expect(mails("Database failover")).toEqual([]);
     expect(mails("Replica lag")).toEqual([]);
 
     // t0 + 4 s: the silence ends with the failover alert still triggered: it mails now, once.
     await until(() => mails("Database failover").length === 1);
     expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(endsAt));
+    expect((await listed()).find((a) => a.title === "Database failover")?.silenced_by).toEqual([]);
     // A later alert's mail arriving shows the failover's was not sent twice.
     await post({ title: "After the window", service: "postgres", fingerprint: "after" });
     await until(() => mails("After the window").length === 1);

@@ -132,6 +132,7 @@ function silenceGate(opts: ProcessingOptions, jobs: AlertJobs) {
   return createSilenceGate({
     index,
     alertOf: (alertId) => opts.stores.alerts.getById(alertId),
+    mark: (alertId, ids, at) => store.markSilenced(alertId, ids, at),
     schedule: (timers) => jobs.scheduleUnsilence(timers),
   });
 }

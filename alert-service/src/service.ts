@@ -262,6 +262,7 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
   if (threaded && opts.clock !== systemClock)
     throw new Error("the processing thread runs on the system clock: with another clock, set ALERT_PROCESSING_THREAD=false");
   const stores = await storesOf(opts);
+  const silences = await silenceStoreOf(opts);
   let thread: ProcessingThread | undefined;
   const { lanes, queue, timers } = openAlertQueues({
     dataDir: opts.dataDir,
@@ -285,7 +286,7 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
         logger: opts.logger,
         autoResolveMinuteMs: opts.autoResolveMinuteMs,
         takeTurns: opts.sqlite !== undefined,
-        silences: await silenceStoreOf(opts),
+        silences,
       });
   const limiterRedis = opts.redisUrl
     ? new Redis(opts.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 })
@@ -305,6 +306,7 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
     projects: opts.projects,
     integrations: opts.integrations,
     clock: opts.clock,
+    ...(silences ? { silencedBy: (alertIds: number[]) => silences.silencedBy(alertIds) } : {}),
   });
   let housekeeping: NodeJS.Timeout | undefined;
   const purge = () => {

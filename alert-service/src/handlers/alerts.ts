@@ -45,6 +45,7 @@ function toAlertMessage(a: Alert, details?: { activity: ActivityEntry[] }): aler
     activity: details ? details.activity.map((e) => ({ note: e.note, createdAt: e.createdAt })) : [],
     createdAt: a.createdAt,
     updatedAt: a.updatedAt,
+    silencedBy: a.silencedBy ?? [],
   };
 }
 

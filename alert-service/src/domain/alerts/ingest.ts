@@ -22,6 +22,8 @@ export interface IngestDeps {
   defaultRateLimitPerMinute?: number;
   /** token_last_used_at of the integration, told of every accepted request. */
   usage?: { used(projectId: number, integrationId: number): void };
+  /** The recorded `silenced_by` of alerts (issue 24), shown with them; without it none is. */
+  silencedBy?(alertIds: number[]): Promise<Map<number, string[]>>;
 }
 
 export interface IngestRequest {

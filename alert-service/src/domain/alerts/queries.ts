@@ -21,6 +21,13 @@ function oneOf<T extends string>(param: string, value: string | undefined, allow
   return value as T;
 }
 
+/** Alerts with their recorded `silenced_by` (`[]` when none). */
+async function withSilencedBy(deps: IngestDeps, alerts: Alert[]): Promise<Alert[]> {
+  if (!deps.silencedBy || alerts.length === 0) return alerts;
+  const found = await deps.silencedBy(alerts.map((a) => a.id));
+  return alerts.map((a) => ({ ...a, silencedBy: found.get(a.id) ?? [] }));
+}
+
 export interface ListAlertsRequest {
   projectIdOrPath: string;
   status?: string;
@@ -42,7 +49,7 @@ export async function listAlerts(deps: IngestDeps, req: ListAlertsRequest, ctx: 
     deps.stores.alerts.list(project.id, { status, search, orderBy, sort, offset: pageOffset(page), limit: page.perPage }),
     deps.integrations.opsgenieUrl(project.id),
   ]);
-  return { alerts, total, opsgenieUrl };
+  return { alerts: await withSilencedBy(deps, alerts), total, opsgenieUrl };
 }
 
 async function alertOf(deps: IngestDeps, projectIdOrPath: string, iid: number, ctx: CallContext) {
@@ -59,7 +66,8 @@ export async function getAlert(
   ctx: CallContext,
 ): Promise<Alert & { activity: ActivityEntry[] }> {
   const alert = await alertOf(deps, projectIdOrPath, iid, ctx);
-  return { ...alert, activity: await deps.stores.alerts.activity(alert.id) };
+  const [withSilences] = await withSilencedBy(deps, [alert]);
+  return { ...(withSilences ?? alert), activity: await deps.stores.alerts.activity(alert.id) };
 }
 
 /**

@@ -62,6 +62,7 @@ describe("the silence gate", () => {
     const gate = createSilenceGate({
       index: createSilenceIndexCache({ clock, maxAgeMs: 0, load: (p, now) => silences.list(p, { endsAfter: now }) }),
       alertOf: (id) => stores.alerts.getById(id),
+      mark: (alertId, ids, at) => silences.markSilenced(alertId, ids, at),
       schedule: async (jobs) => void timers.push(...jobs),
     });
     deps = {
@@ -100,6 +101,7 @@ describe("the silence gate", () => {
     expect(timers).toEqual([
       { requestId: "r1", projectId: PROJECT, alertId: failover, at: "2026-11-21T10:10:00.000Z", laneKey: expect.any(String) },
     ]);
+    expect(await silences.silencedBy([failover ?? 0, disk ?? 0])).toEqual(new Map([[failover, ["long", "short"]]]));
   });
 
   it("Prometheus labels count (an Alertmanager alert's payload); a generic payload's `labels` do not", async () => {
@@ -131,6 +133,7 @@ describe("the silence gate", () => {
     clock.set("2026-11-21T10:10:00.000Z");
     await unsilenceJob(deps, timers[0] as UnsilenceJob);
     expect(kinds()).toEqual([]);
+    expect((await silences.silencedBy([alertId])).get(alertId)).toEqual(["long"]);
     expect(timers.map((t) => t.at)).toEqual(["2026-11-21T10:10:00.000Z", "2026-11-21T10:30:00.000Z"]);
 
     clock.set("2026-11-21T10:30:00.000Z");
@@ -140,6 +143,7 @@ describe("the silence gate", () => {
       `${alertId}:alert.unsilenced:unsilence-${alertId}-${Date.parse("2026-11-21T10:30:00.000Z")}`,
       `${alertId}:alert.unsilenced:unsilence-${alertId}-${Date.parse("2026-11-21T10:30:00.000Z")}`,
     ]);
+    expect(await silences.silencedBy([alertId])).toEqual(new Map());
   });
 
   it("at the timer: an alert no longer triggered is left alone", async () => {

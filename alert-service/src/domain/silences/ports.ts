@@ -12,5 +12,12 @@ export interface SilenceStore {
   list(projectId: number, opts?: { endsAfter?: Date }): Promise<Silence[]>;
   /** Replaces every field of the stored silence with this id and project; false when there is none. */
   update(silence: Silence): Promise<boolean>;
+  /**
+   * Records which silences held an alert's last held event (its `silenced_by`), replacing what was
+   * recorded; `[]` clears it (the alert was unsilenced).
+   */
+  markSilenced(alertId: number, silenceIds: string[], at: Date): Promise<void>;
+  /** The recorded `silenced_by` of these alerts (alerts without one are absent). */
+  silencedBy(alertIds: number[]): Promise<Map<number, string[]>>;
   ping(): Promise<void>;
 }

@@ -76,6 +76,23 @@ export function describeSilenceStoreContract(
       expect(await store.get(1, "missing")).toBeUndefined();
     });
 
+    it("records an alert's silenced_by, replaces it, clears it, and reads many at once", async () => {
+      expect(await store.silencedBy([1, 2])).toEqual(new Map());
+      await store.markSilenced(1, ["a", "b"], t0);
+      await store.markSilenced(2, ["c"], t0);
+      await store.markSilenced(1, ["b"], new Date(t0.getTime() + 1000));
+      expect(await store.silencedBy([1, 2, 3])).toEqual(
+        new Map([
+          [1, ["b"]],
+          [2, ["c"]],
+        ]),
+      );
+      await store.markSilenced(2, [], t0);
+      await store.markSilenced(9, [], t0);
+      expect(await store.silencedBy([1, 2])).toEqual(new Map([[1, ["b"]]]));
+      expect(await store.silencedBy([])).toEqual(new Map());
+    });
+
     it("answers ping", async () => {
       await expect(store.ping()).resolves.toBeUndefined();
     });

@@ -50,6 +50,9 @@ function toDoc(s: Silence): Doc {
  */
 export async function createMongoSilenceStore(db: Db): Promise<SilenceStore> {
   const col: Collection<Doc> = db.collection<Doc>("silences");
+  // One document per silenced alert under the alert id as a string `_id`: the first hold of an
+  // alert is an insert (FerretDB checks it in a real index), later ones replace it.
+  const marks = db.collection<{ _id: string; silence_ids: string[]; updated_at: Date }>("alert_silenced_by");
   await col.createIndex({ project_id: 1, ends_at: 1 }, { name: "project_ends" });
   return {
     async insert(silence) {
@@ -73,6 +76,27 @@ export async function createMongoSilenceStore(db: Db): Promise<SilenceStore> {
       const { _id, ...fields } = toDoc(silence);
       await col.updateOne({ _id }, { $set: fields });
       return true;
+    },
+    async markSilenced(alertId, silenceIds, at) {
+      const _id = String(alertId);
+      if (silenceIds.length === 0) {
+        await marks.deleteOne({ _id });
+        return;
+      }
+      const doc = { _id, silence_ids: silenceIds, updated_at: at };
+      try {
+        await marks.insertOne(doc);
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+        await marks.replaceOne({ _id }, doc);
+      }
+    },
+    async silencedBy(alertIds) {
+      const found = new Map<number, string[]>();
+      if (alertIds.length === 0) return found;
+      const docs = await marks.find({ _id: { $in: alertIds.map(String) } }).toArray();
+      for (const doc of docs) found.set(Number(doc._id), doc.silence_ids);
+      return found;
     },
     async ping() {
       await db.command({ ping: 1 });

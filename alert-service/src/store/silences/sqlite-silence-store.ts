@@ -27,7 +27,12 @@ CREATE TABLE IF NOT EXISTS silences (
   comment TEXT NOT NULL,
   updated_at INTEGER NOT NULL
 );
-CREATE INDEX IF NOT EXISTS silences_project_ends ON silences (project_id, ends_at);`;
+CREATE INDEX IF NOT EXISTS silences_project_ends ON silences (project_id, ends_at);
+CREATE TABLE IF NOT EXISTS alert_silenced_by (
+  alert_id INTEGER PRIMARY KEY,
+  silence_ids TEXT NOT NULL,
+  updated_at INTEGER NOT NULL
+);`;
 
 function toSilence(row: Row): Silence {
   return {
@@ -65,6 +70,11 @@ export function createSqliteSilenceStore(db: Database.Database): SilenceStore {
     ),
     get: db.prepare("SELECT * FROM silences WHERE project_id = ? AND id = ?"),
     list: db.prepare("SELECT * FROM silences WHERE project_id = ? AND ends_at > ? ORDER BY id"),
+    mark: db.prepare(
+      `INSERT INTO alert_silenced_by (alert_id, silence_ids, updated_at) VALUES (?, ?, ?)
+       ON CONFLICT (alert_id) DO UPDATE SET silence_ids = excluded.silence_ids, updated_at = excluded.updated_at`,
+    ),
+    unmark: db.prepare("DELETE FROM alert_silenced_by WHERE alert_id = ?"),
     update: db.prepare(
       `UPDATE silences SET matchers = @matchers, starts_at = @starts_at, ends_at = @ends_at,
        created_by = @created_by, comment = @comment, updated_at = @updated_at
@@ -90,6 +100,23 @@ export function createSqliteSilenceStore(db: Database.Database): SilenceStore {
     },
     async update(silence) {
       return stmt.update.run(toRow(silence)).changes > 0;
+    },
+    async markSilenced(alertId, silenceIds, at) {
+      if (silenceIds.length === 0) stmt.unmark.run(alertId);
+      else stmt.mark.run(alertId, JSON.stringify(silenceIds), at.getTime());
+    },
+    async silencedBy(alertIds) {
+      const found = new Map<number, string[]>();
+      // Chunks keep each statement within SQLite's bound-parameter limit.
+      for (let i = 0; i < alertIds.length; i += 500) {
+        const part = alertIds.slice(i, i + 500);
+        const rows = prepared(
+          db,
+          `SELECT alert_id, silence_ids FROM alert_silenced_by WHERE alert_id IN (${part.map(() => "?").join(",")})`,
+        ).all(...part) as Array<{ alert_id: number; silence_ids: string }>;
+        for (const row of rows) found.set(row.alert_id, JSON.parse(row.silence_ids) as string[]);
+      }
+      return found;
     },
     async ping() {
       prepared(db, "SELECT 1").get();

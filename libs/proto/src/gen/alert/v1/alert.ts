@@ -429,6 +429,11 @@ export interface Alert {
   createdAt: Date | undefined;
   updatedAt: Date | undefined;
   projectId: number;
+  /**
+   * Ids of the silences that held the alert's last held event (issue 24; empty when none, and
+   * again once the alert was unsilenced). Numbered apart from the fields other work adds.
+   */
+  silencedBy: string[];
 }
 
 export interface ListAlertsRequest {
@@ -5844,6 +5849,7 @@ function createBaseAlert(): Alert {
     createdAt: undefined,
     updatedAt: undefined,
     projectId: 0,
+    silencedBy: [],
   };
 }
 
@@ -5908,6 +5914,9 @@ export const Alert: MessageFns<Alert> = {
     }
     if (message.projectId !== 0) {
       writer.uint32(160).int64(message.projectId);
+    }
+    for (const v of message.silencedBy) {
+      writer.uint32(242).string(v!);
     }
     return writer;
   },
@@ -6085,6 +6094,14 @@ export const Alert: MessageFns<Alert> = {
             message.projectId = longToNumber(reader.int64());
             continue;
           }
+          case 30: {
+            if (tag !== 242) {
+              break;
+            }
+
+            message.silencedBy.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -6161,6 +6178,11 @@ export const Alert: MessageFns<Alert> = {
         : isSet(object.project_id)
         ? globalThis.Number(object.project_id)
         : 0,
+      silencedBy: globalThis.Array.isArray(object?.silencedBy)
+        ? object.silencedBy.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.silenced_by)
+        ? object.silenced_by.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -6226,6 +6248,9 @@ export const Alert: MessageFns<Alert> = {
     if (message.projectId !== 0) {
       obj.projectId = Math.round(message.projectId);
     }
+    if (message.silencedBy?.length) {
+      obj.silencedBy = message.silencedBy;
+    }
     return obj;
   },
 
@@ -6254,6 +6279,7 @@ export const Alert: MessageFns<Alert> = {
     message.createdAt = object.createdAt ?? undefined;
     message.updatedAt = object.updatedAt ?? undefined;
     message.projectId = object.projectId ?? 0;
+    message.silencedBy = object.silencedBy?.map((e) => e) || [];
     return message;
   },
 };
