@@ -112,4 +112,44 @@ describe("silences hold alert e-mails back until they end (embedded store, proce
     expect(mails("Database failover")).toHaveLength(1);
     expect(mails("Replica lag")).toEqual([]);
   });
+
+  it("a replacement that still covers keeps a held alert quiet; expiring it early lets the alert notify then", async () => {
+    const client = api(sys.url, owner.token);
+    const am = `/api/v4/projects/${project.id}/alertmanager/api/v2`;
+    const silencedBy = async () =>
+      (
+        (await client.get(`/api/v4/projects/${project.id}/alert_management/alerts?per_page=100`)).body as Array<{
+          title: string;
+          silenced_by: string[];
+        }>
+      ).find((a) => a.title === "Cache down")?.silenced_by;
+    const first = await client.post(`${am}/silences`, {
+      matchers: [{ name: "service", value: "redis", isRegex: false, isEqual: true }],
+      endsAt: new Date(Date.now() + 3600_000).toISOString(),
+      createdBy: "dba",
+      comment: "cache migration",
+    });
+    const firstId = first.body.silenceID as string;
+    await post({ title: "Cache down", service: "redis", fingerprint: "cache" });
+    await until(async () => (await silencedBy())?.[0] === firstId);
+
+    // Other matchers: Alertmanager's rule makes a new silence and expires the first one.
+    const got = (await client.get(`${am}/silence/${firstId}`)).body;
+    const replaced = await client.post(`${am}/silences`, {
+      ...got,
+      matchers: [{ name: "service", value: "redis|memcached", isRegex: true, isEqual: true }],
+    });
+    const secondId = replaced.body.silenceID as string;
+    expect(secondId).not.toBe(firstId);
+    // The expired first silence sends its held alert to look again: the replacement holds it.
+    await until(async () => (await silencedBy())?.[0] === secondId);
+    await post({ title: "Sentinel", service: "web", fingerprint: "sentinel" });
+    await until(() => mails("Sentinel").length === 1);
+    expect(mails("Cache down")).toEqual([]);
+
+    // Done early: expiring the replacement lets the still-triggered alert notify now, not in an hour.
+    expect((await client.del(`${am}/silence/${secondId}`)).status).toBe(200);
+    await until(() => mails("Cache down").length === 1);
+    await until(async () => (await silencedBy())?.length === 0);
+  });
 });

@@ -129,12 +129,13 @@ function silenceGate(opts: ProcessingOptions, jobs: AlertJobs) {
     maxAgeMs: SILENCE_INDEX_MAX_AGE_MS,
     load: (projectId, now) => store.list(projectId, { endsAfter: now }),
   });
-  return createSilenceGate({
+  const gate = createSilenceGate({
     index,
     alertOf: (alertId) => opts.stores.alerts.getById(alertId),
     mark: (alertId, ids, at) => store.markSilenced(alertId, ids, at),
     schedule: (timers) => jobs.scheduleUnsilence(timers),
   });
+  return { gate, index };
 }
 
 export interface Processing {
@@ -142,6 +143,8 @@ export interface Processing {
   handlers: AlertJobHandlers;
   /** The dispatcher every path that changes an alert emits its event into. */
   reactions: Reactions;
+  /** A project's silences changed in this process: the gate reads them afresh (other replicas: within SILENCE_INDEX_MAX_AGE_MS). */
+  silencesChanged(projectId: number): void;
   /** Starts the lane workers and the timer runner (a due timer moves into its alert's lane). */
   start(): Promise<void>;
 }
@@ -154,10 +157,11 @@ export interface Processing {
  */
 export function createProcessing(opts: ProcessingOptions): Processing {
   const jobs = createAlertJobs(opts.queue, opts.timers);
+  const silences = silenceGate(opts, jobs);
   const reactions = createReactions(
     opts.notifier ? [emailReactor(opts.notifier)] : [],
     (projectId) => opts.stores.incidents.settings(projectId),
-    silenceGate(opts, jobs),
+    silences?.gate,
   );
   const handlers = createJobHandlers({
     stores: opts.stores,
@@ -169,6 +173,7 @@ export function createProcessing(opts: ProcessingOptions): Processing {
   return {
     handlers,
     reactions,
+    silencesChanged: (projectId) => silences?.index.invalidate(projectId),
     async start() {
       const worker = createJobWorker(handlers, opts.logger.child({ component: "alert-worker" }), {
         takeTurns: opts.takeTurns,

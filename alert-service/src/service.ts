@@ -18,6 +18,8 @@ import type { IntegrationStore } from "./domain/integrations/ports.js";
 import { createIntegrationsUseCases } from "./domain/integrations/use-cases.js";
 import type { Notifier } from "./domain/mail/pipeline.js";
 import type { IntegrationDirectory, ProjectAccess } from "./domain/ports.js";
+import { unsilenceHeldAlerts } from "./domain/silences/ended.js";
+import type { Silence } from "./domain/silences/model.js";
 import type { SilenceStore } from "./domain/silences/ports.js";
 import { createSilencesUseCases } from "./domain/silences/use-cases.js";
 import { alertHandlers } from "./handlers/alerts.js";
@@ -126,7 +128,14 @@ export async function createAlertService(
       onMail: (lanes: number[]) => mail.wake(lanes),
     },
   });
-  const silences = createSilencesUseCases({ store: storage.silences, projects, clock, newId: randomUUID });
+  const silences = createSilencesUseCases({
+    store: storage.silences,
+    projects,
+    clock,
+    newId: randomUUID,
+    ended: (silence, at) => runtime.silenceEnded(silence, at),
+    changed: (projectId) => runtime.silencesChanged(projectId),
+  });
   const server = createGrpcServer({
     logger,
     protoFiles: [PROTO_FILES.alert, PROTO_FILES.silences],
@@ -223,6 +232,10 @@ export interface AlertsRuntime {
   healthy(): Promise<boolean>;
   /** The processing thread, once started, when the lanes run in one (see `runsInThread`). */
   thread(): ProcessingThread | undefined;
+  /** A silence expired before its end: the alerts it held look again now (domain/silences/ended.ts). */
+  silenceEnded(silence: Silence, at: Date): Promise<void>;
+  /** A project's silences changed: processing (here or in its thread) reads them afresh. */
+  silencesChanged(projectId: number): void;
 }
 
 /** How long processed-job records (and the ops of idempotent re-runs) are kept. */
@@ -288,6 +301,7 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
         takeTurns: opts.sqlite !== undefined,
         silences,
       });
+  const jobs = createAlertJobs(queue, timers);
   const limiterRedis = opts.redisUrl
     ? new Redis(opts.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 })
     : undefined;
@@ -302,7 +316,7 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
     defaultRateLimitPerMinute: opts.defaultRateLimitPerMinute ?? 0,
     ...(opts.usage ? { usage: opts.usage } : {}),
     stores,
-    jobs: createAlertJobs(queue, timers),
+    jobs,
     projects: opts.projects,
     integrations: opts.integrations,
     clock: opts.clock,
@@ -348,5 +362,18 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
       }
     },
     thread: () => thread,
+    silencesChanged(projectId) {
+      processing?.silencesChanged(projectId);
+      thread?.silencesChanged(projectId);
+    },
+    async silenceEnded(silence, at) {
+      if (!silences) return;
+      const deps = {
+        store: silences,
+        alertOf: (id: number) => stores.alerts.getById(id),
+        scheduleUnsilence: jobs.scheduleUnsilence,
+      };
+      await unsilenceHeldAlerts(deps, silence, at);
+    },
   };
 }

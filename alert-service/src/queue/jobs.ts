@@ -155,14 +155,27 @@ export function createAlertJobs(queue: JobQueue, timers: JobQueue, lanes = DEFAU
       ]);
     },
     async scheduleUnsilence(jobs: UnsilenceJob[]) {
+      // Due ones (a silence expired early) go straight into their alert's lane.
+      const due = jobs.filter((job) => Date.parse(job.at) <= Date.now());
+      if (due.length)
+        await queue.addBulk(
+          due.map((job) => ({
+            id: unsilenceJobId(job),
+            name: JOB_NAMES.unsilenceApply,
+            lane: laneOf(job.laneKey, lanes),
+            data: job,
+          })),
+        );
       await timers.addBulk(
-        jobs.map((job) => ({
-          id: unsilenceJobId(job),
-          name: JOB_NAMES.unsilence,
-          lane: 0,
-          data: job,
-          delayMs: Math.max(0, Date.parse(job.at) - Date.now()),
-        })),
+        jobs
+          .filter((job) => !due.includes(job))
+          .map((job) => ({
+            id: unsilenceJobId(job),
+            name: JOB_NAMES.unsilence,
+            lane: 0,
+            data: job,
+            delayMs: Math.max(0, Date.parse(job.at) - Date.now()),
+          })),
       );
     },
     async changeStatus(job: StatusChangeJob, timeoutMs: number) {

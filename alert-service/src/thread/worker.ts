@@ -65,6 +65,7 @@ async function stop(): Promise<void> {
 
 port.on("message", (message: ToThread) => {
   if (message.type === "wake" && lanes instanceof LocalJobQueue) lanes.wake(message.lanes);
+  else if (message.type === "silences") processing.silencesChanged(message.projectId);
   else if (message.type === "stop") void stop();
 });
 await processing.start();

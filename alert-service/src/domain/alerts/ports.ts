@@ -241,7 +241,7 @@ export interface AlertJobs {
     incidents: IncidentJob[];
     autoResolves: Array<{ job: AutoResolveJob; delayMs: number }>;
   }): Promise<void>;
-  /** Unsilence timers, each due at its `at` (durably, like auto-resolve; same id → added once). */
+  /** Unsilence timers, each due at its `at` (durably, like auto-resolve; same id → added once); a due one runs at once. */
   scheduleUnsilence(jobs: UnsilenceJob[]): Promise<void>;
   /** The outcome of a process-alert job once it finished, or undefined after `timeoutMs`. */
   waitFor(jobId: string, timeoutMs: number): Promise<AlertOutcome | undefined>;

@@ -36,6 +36,8 @@ const FIRING = new Set<AlertEvent["kind"]>(["alert.triggered", "alert.unsilenced
 export function createSilenceGate(deps: SilenceGateDeps): ReactionGate<UnsilenceJob> {
   return {
     async hold(event, context) {
+      // A rare event that must see every silence written anywhere up to now: read them afresh.
+      if (event.kind === "alert.unsilenced") deps.index.invalidate(event.projectId);
       const index = await deps.index.get(event.projectId);
       if (index.size === 0) {
         if (event.kind === "alert.unsilenced") await deps.mark(event.alertId, [], event.at);

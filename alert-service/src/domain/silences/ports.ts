@@ -19,5 +19,7 @@ export interface SilenceStore {
   markSilenced(alertId: number, silenceIds: string[], at: Date): Promise<void>;
   /** The recorded `silenced_by` of these alerts (alerts without one are absent). */
   silencedBy(alertIds: number[]): Promise<Map<number, string[]>>;
+  /** The alerts whose recorded `silenced_by` names this silence. */
+  alertsHeldBy(silenceId: string): Promise<number[]>;
   ping(): Promise<void>;
 }

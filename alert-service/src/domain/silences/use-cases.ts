@@ -15,6 +15,10 @@ export interface SilencesDeps {
   newId(): string;
   /** The hot path's index, invalidated after each write of this process. */
   index?: SilenceIndexCache;
+  /** Told after every write of a project's silences (processing's gate reads them afresh). */
+  changed?(projectId: number): void;
+  /** Told after a silence was expired before its end (DELETE or a replacing update): its held alerts look again. */
+  ended?(silence: Silence, at: Date): Promise<void>;
 }
 
 export interface ListSilencesQuery {
@@ -69,7 +73,10 @@ function byAlertmanagerOrder(now: Date) {
 }
 
 export function createSilencesUseCases(deps: SilencesDeps) {
-  const changed = (projectId: number) => deps.index?.invalidate(projectId);
+  const changed = (projectId: number) => {
+    deps.index?.invalidate(projectId);
+    deps.changed?.(projectId);
+  };
 
   async function find(projectId: number, id: string): Promise<Silence> {
     const silence = id.length <= 64 ? await deps.store.get(projectId, id) : undefined;
@@ -83,6 +90,7 @@ export function createSilencesUseCases(deps: SilencesDeps) {
     const expired = { ...silence, endsAt: now, updatedAt: now, ...(state === "pending" ? { startsAt: now } : {}) };
     await deps.store.update(expired);
     changed(silence.projectId);
+    await deps.ended?.(expired, now);
     return expired;
   }
 

@@ -91,6 +91,10 @@ export function describeSilenceStoreContract(
       await store.markSilenced(9, [], t0);
       expect(await store.silencedBy([1, 2])).toEqual(new Map([[1, ["b"]]]));
       expect(await store.silencedBy([])).toEqual(new Map());
+      await store.markSilenced(3, ["b", "bb"], t0);
+      expect((await store.alertsHeldBy("b")).sort()).toEqual([1, 3]);
+      expect(await store.alertsHeldBy("bb")).toEqual([3]);
+      expect(await store.alertsHeldBy("c")).toEqual([]);
     });
 
     it("answers ping", async () => {

@@ -91,6 +91,9 @@ export async function createMongoSilenceStore(db: Db): Promise<SilenceStore> {
         await marks.replaceOne({ _id }, doc);
       }
     },
+    async alertsHeldBy(silenceId) {
+      return (await marks.find({ silence_ids: silenceId }).toArray()).map((doc) => Number(doc._id));
+    },
     async silencedBy(alertIds) {
       const found = new Map<number, string[]>();
       if (alertIds.length === 0) return found;

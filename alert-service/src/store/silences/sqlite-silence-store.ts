@@ -105,6 +105,12 @@ export function createSqliteSilenceStore(db: Database.Database): SilenceStore {
       if (silenceIds.length === 0) stmt.unmark.run(alertId);
       else stmt.mark.run(alertId, JSON.stringify(silenceIds), at.getTime());
     },
+    async alertsHeldBy(silenceId) {
+      const rows = prepared(db, "SELECT alert_id, silence_ids FROM alert_silenced_by WHERE instr(silence_ids, ?) > 0").all(
+        JSON.stringify(silenceId),
+      ) as Array<{ alert_id: number; silence_ids: string }>;
+      return rows.filter((r) => (JSON.parse(r.silence_ids) as string[]).includes(silenceId)).map((r) => r.alert_id);
+    },
     async silencedBy(alertIds) {
       const found = new Map<number, string[]>();
       // Chunks keep each statement within SQLite's bound-parameter limit.
