@@ -1,6 +1,7 @@
 import { until } from "@tocsin/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type MailSystem, startMailSystem } from "./alert-email-system.js";
+import { amAlert, amBearer, amWebhook } from "./alertmanager.fixtures.js";
 import { api } from "./api.js";
 import { type SeededProject, type SeededUser, seedGroup, seedProject, seedUser } from "./seed.js";
 import { type SmtpSink, startSmtpSink } from "./smtp-sink.js";
@@ -151,5 +152,33 @@ describe("silences hold alert e-mails back until they end (embedded store, proce
     expect((await client.del(`${am}/silence/${secondId}`)).status).toBe(200);
     await until(() => mails("Cache down").length === 1);
     await until(async () => (await silencedBy())?.length === 0);
+  });
+
+  it("Alertmanager's batch through the Prometheus integration: a label-matched alert is held, the other mails", async () => {
+    const client = api(sys.url, owner.token);
+    const mgmt = `/api/v4/projects/${project.id}/alert_management`;
+    const prom = (await client.put(`${mgmt}/prometheus_integration`, { active: true })).body as { url: string; token: string };
+    const silence = await client.post(`/api/v4/projects/${project.id}/alertmanager/api/v2/silences`, {
+      matchers: [{ name: "team", value: "storage", isRegex: false, isEqual: true }],
+      endsAt: new Date(Date.now() + 3600_000).toISOString(),
+      createdBy: "dba",
+      comment: "disk shelf swap",
+    });
+    const batch = amWebhook([
+      amAlert({ alertname: "ShelfDegraded", team: "storage", instance: "nas-1:9100" }),
+      amAlert({ alertname: "QueueBacklog", team: "web", instance: "web-1:9100" }),
+    ]);
+    const res = await fetch(prom.url.replace(EXTERNAL_URL, sys.url), {
+      method: "POST",
+      headers: { ...amBearer(prom.token), "content-type": "application/json", prefer: "wait" },
+      body: JSON.stringify(batch),
+    });
+    expect([200, 202]).toContain(res.status);
+    await res.text();
+    await until(() => mails("QueueBacklog").length === 1);
+    const alerts = (await client.get(`${mgmt}/alerts?per_page=100`)).body as Array<{ title: string; silenced_by: string[] }>;
+    expect(alerts.find((a) => a.title === "ShelfDegraded")?.silenced_by).toEqual([silence.body.silenceID]);
+    expect(alerts.find((a) => a.title === "QueueBacklog")?.silenced_by).toEqual([]);
+    expect(mails("ShelfDegraded")).toEqual([]);
   });
 });
