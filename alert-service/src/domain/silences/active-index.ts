@@ -96,16 +96,30 @@ export interface SilenceIndexCache {
   invalidate(projectId: number): void;
 }
 
+/** What an index was built from: a rebuild (regex compilation) is skipped when it is unchanged. */
+const signatureOf = (silences: Silence[]) => silences.map((s) => `${s.id}@${s.updatedAt.getTime()}`).join(",");
+
 export function createSilenceIndexCache(opts: SilenceIndexCacheOptions): SilenceIndexCache {
   const entries = new Map<number, { loadedAt: number; index: Promise<SilenceIndex>; generation: number }>();
+  // The last index built per project, kept across reloads and invalidations: compiling a
+  // thousand silences' expressions costs tens of milliseconds, reading them a few.
+  const built = new Map<number, { signature: string; index: SilenceIndex }>();
   let generation = 0;
+  const build = (projectId: number, silences: Silence[]) => {
+    const signature = signatureOf(silences);
+    const last = built.get(projectId);
+    if (last?.signature === signature) return last.index;
+    const index = buildSilenceIndex(silences);
+    built.set(projectId, { signature, index });
+    return index;
+  };
   return {
     get(projectId) {
       const now = opts.clock.now();
       const entry = entries.get(projectId);
       if (entry && now.getTime() - entry.loadedAt < opts.maxAgeMs) return entry.index;
       const mine = ++generation;
-      const index = opts.load(projectId, now).then(buildSilenceIndex);
+      const index = opts.load(projectId, now).then((silences) => build(projectId, silences));
       entries.set(projectId, { loadedAt: now.getTime(), index, generation: mine });
       // A failed load is not kept: the next call tries again.
       index.catch(() => {

@@ -100,4 +100,26 @@ describe("the index cache", () => {
     expect((await cache.get(1)).size).toBe(0);
     expect(loads).toBe(4);
   });
+
+  it("reuses the built index when a reload finds the same silences (same ids and updatedAt)", async () => {
+    const clock = new FakeClock(now);
+    const silence = (updatedAt: Date): Silence => ({
+      id: "s1",
+      projectId: 1,
+      matchers: [eq("alertname", "HighCPU")],
+      startsAt: now,
+      endsAt: inOneHour,
+      createdBy: "",
+      comment: "",
+      updatedAt,
+    });
+    let current = [silence(now)];
+    const cache = createSilenceIndexCache({ clock, maxAgeMs: 1000, load: async () => current });
+    const first = await cache.get(1);
+    clock.advance(1000);
+    expect(await cache.get(1)).toBe(first);
+    current = [silence(new Date(now.getTime() + 5))];
+    cache.invalidate(1);
+    expect(await cache.get(1)).not.toBe(first);
+  });
 });
