@@ -143,14 +143,3 @@ export async function startHarness(
   };
   return h;
 }
-
-/** Polls `check` until it returns a truthy value (or throws after `timeoutMs`). */
-export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

@@ -1,8 +1,9 @@
 import { sha1Hex, silentLogger } from "@tocsin/core";
+import { until } from "@tocsin/testing";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { AlertsUseCases } from "../alert-service/src/domain/alerts/use-cases.js";
 import type { IntegrationRuntime } from "../alert-service/src/domain/types.js";
-import { ctx, eventually, type Harness, type QueueKind, type StoreKind, startHarness } from "./alert-processing.fixtures.js";
+import { ctx, type Harness, type QueueKind, type StoreKind, startHarness } from "./alert-processing.fixtures.js";
 
 const mongoUrl = inject("mongoUrl");
 const redisUrl = inject("redisUrl");
@@ -50,7 +51,7 @@ for (const [store, queue, available] of combos) {
       const first = await post(m, i, a);
       expect(first).toMatchObject({ processed: true, replayed: false, fingerprints: [sha1Hex("disk-1")] });
       expect(first.outcomes).toEqual([{ iid: 1, title: "Disk full", status: "triggered", events: 1, action: "created" }]);
-      await eventually(async () => (await m.getAlert(String(p), 1, ctx())).incidentIid === 1);
+      await until(async () => (await m.getAlert(String(p), 1, ctx())).incidentIid === 1);
       const second = await post(m, i, a);
       expect(second.outcomes).toEqual([{ iid: 1, title: "Disk full", status: "triggered", events: 2, action: "incremented" }]);
       const third = await post(m, i, { ...a, end_time: "2026-11-21T10:05:00Z" });
@@ -64,7 +65,7 @@ for (const [store, queue, available] of combos) {
         "logged a recovery alert from **Zabbix**",
         "changed the status to **Resolved**",
       ]);
-      const incident = await eventually(async () => {
+      const incident = await until(async () => {
         const inc = await m.getIncident(String(p), 1, ctx());
         return inc.status === "closed" && inc;
       });
@@ -105,7 +106,7 @@ for (const [store, queue, available] of combos) {
       const payload = { title: "Flood", service: "api", severity: "high" };
       const results = await Promise.all(Array.from({ length: 60 }, () => post(m, i, payload, { waitMs: 0 })));
       expect(new Set(results.map((r) => r.requestId)).size).toBe(60);
-      const list = await eventually(async () => {
+      const list = await until(async () => {
         const l = await m.listAlerts({ projectIdOrPath: String(p) }, ctx());
         return l.alerts[0]?.events === 60 && l;
       }, 15_000);
@@ -152,7 +153,7 @@ for (const [store, queue, available] of combos) {
         ]);
         expect(t.fingerprints).toEqual(r.fingerprints);
       }
-      await eventually(async () => {
+      await until(async () => {
         const l = await m.listAlerts({ projectIdOrPath: String(p), perPage: 100 }, ctx());
         return l.total === 10 && l.alerts.every((a) => a.status === "resolved") && l;
       }, 15_000);

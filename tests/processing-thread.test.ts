@@ -69,7 +69,12 @@ describe("alert processing in a worker thread (SQLite, local queue)", () => {
     expect(first.outcomes).toMatchObject([{ action: "created", events: 1 }]);
     const again = await post("a", 10_000);
     expect(again.outcomes).toMatchObject([{ action: "incremented", events: 2, iid: first.outcomes[0]?.iid }]);
-    const stats = await rt.useCases.stats();
+    // The counts hear of ends through the thread's `ended` message, which may come just after
+    // waitFor read the committed job: a condition, not the first answer.
+    const stats = await until(async () => {
+      const counts = await rt.useCases.stats();
+      return counts.processed >= 2 && counts;
+    });
     expect(stats).toMatchObject({ pending: 0, processed: 2, failed: 0 });
     // The thread's log lines reach the main thread's logger, marked with the thread.
     await until(() => log.lines().some((l) => l.msg === "alert processed" && l.thread === "processing"));

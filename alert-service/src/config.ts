@@ -1,7 +1,5 @@
-import { createHash } from "node:crypto";
-import { resolve } from "node:path";
 import { commonEnv, listenEnv, parseConfig, portSchema, redisEnv, requireListenAddr, storageEnv, z } from "@tocsin/core";
-import { mongoDbName as storeDbName } from "@tocsin/store";
+import { mongoDbName as storeDbName, storePrefix } from "@tocsin/store";
 import { otelEnv, tracingConfigOf } from "@tocsin/telemetry";
 
 const schema = z
@@ -90,6 +88,5 @@ export function mongoDbName(config: Pick<AlertServiceConfig, "mongoUrl" | "mongo
  */
 export function queuePrefix(config: Pick<AlertServiceConfig, "queuePrefix" | "mongoUrl" | "mongoDb" | "dataDir">): string {
   if (config.queuePrefix) return config.queuePrefix;
-  if (config.mongoUrl) return `tocsin:${mongoDbName(config)}`;
-  return `tocsin:sqlite-${createHash("sha1").update(resolve(config.dataDir)).digest("hex").slice(0, 12)}`;
+  return storePrefix({ mongoDb: config.mongoUrl ? mongoDbName(config) : undefined, dataDir: config.dataDir });
 }

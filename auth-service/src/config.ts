@@ -1,6 +1,5 @@
-import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import {
   commonEnv,
   type Logger,
@@ -12,7 +11,7 @@ import {
   storageEnv,
   z,
 } from "@tocsin/core";
-import { mongoDbName as storeDbName } from "@tocsin/store";
+import { mongoDbName as storeDbName, storePrefix } from "@tocsin/store";
 import { otelEnv, tracingConfigOf } from "@tocsin/telemetry";
 
 const schema = z
@@ -69,8 +68,7 @@ export function mongoDbName(config: Pick<AuthConfig, "mongoUrl" | "mongoDb">): s
  */
 export function eventsPrefix(config: Pick<AuthConfig, "eventsPrefix" | "mongoUrl" | "mongoDb" | "dataDir">): string {
   if (config.eventsPrefix) return config.eventsPrefix;
-  if (config.mongoUrl) return `tocsin:${mongoDbName(config)}`;
-  return `tocsin:sqlite-${createHash("sha1").update(resolve(config.dataDir)).digest("hex").slice(0, 12)}`;
+  return storePrefix({ mongoDb: config.mongoUrl ? mongoDbName(config) : undefined, dataDir: config.dataDir });
 }
 
 /**

@@ -1,10 +1,10 @@
 import type { Logger } from "@tocsin/core";
-import type { PromiseClient } from "@tocsin/grpc";
-import type { alertSilencesV1, alertV1, authV1, settingsV1 } from "@tocsin/proto";
+import type { AuthClient, PromiseClient } from "@tocsin/grpc";
+import type { alertSilencesV1, alertV1, settingsV1 } from "@tocsin/proto";
 import type { Tracing } from "@tocsin/telemetry";
 import type { GatewayConfig } from "./config.js";
 
-export type AuthClient = PromiseClient<typeof authV1.AuthServiceService>;
+export type { AuthClient };
 export type AlertClient = PromiseClient<typeof alertV1.AlertServiceService>;
 export type SilenceClient = PromiseClient<typeof alertSilencesV1.SilenceServiceService>;
 export type SettingsClient = PromiseClient<typeof settingsV1.SettingsServiceService>;

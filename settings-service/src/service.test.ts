@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { AppError, ConfigError, type RunningService, silentLogger, systemClock } from "@tocsin/core";
 import { createClient, type PromiseClient } from "@tocsin/grpc";
 import { settingsV1 } from "@tocsin/proto";
-import { FakeDirectory } from "@tocsin/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "./config.js";
+import { FakeDirectory } from "./domain/fake-directory.js";
 import { createSettingsService } from "./service.js";
 
 const { SourceType } = settingsV1;

@@ -1,8 +1,8 @@
 import { internalContext as internal } from "@tocsin/core";
+import type { AuthClient } from "@tocsin/grpc";
 import { authV1 } from "@tocsin/proto";
 import type { IntegrationKey, IntegrationKeys } from "../domain/integrations/ports.js";
 import type { KeyedType } from "../domain/integrations/types.js";
-import type { AuthClient } from "./auth-client.js";
 
 const TYPE: Record<KeyedType, authV1.IntegrationType> = {
   http: authV1.IntegrationType.INTEGRATION_TYPE_HTTP,

@@ -1,21 +1,14 @@
-import { type CallContext, type Clock, forbidden, internalContext, systemClock } from "@tocsin/core";
-import { authV1 } from "@tocsin/proto";
+import { type CallContext, type Clock, forbidden, internalContext, systemClock, TtlCache } from "@tocsin/core";
+import type { AuthClient } from "@tocsin/grpc";
+import { type authV1, planName } from "@tocsin/proto";
 import type { ProjectAccess } from "../domain/ports.js";
-import { ACCESS, type ProjectRef, type Tier } from "../domain/types.js";
-import type { AuthClient } from "./auth-client.js";
+import { ACCESS, type ProjectRef } from "../domain/types.js";
 
 /** How long `byId` answers are reused (the ingest hot path asks for every alert). */
 const PROJECT_CACHE_TTL_MS = 5_000;
-const MAX_CACHED = 10_000;
-
-function tierOf(plan: authV1.Plan): Tier {
-  if (plan === authV1.Plan.PLAN_ULTIMATE) return "ultimate";
-  if (plan === authV1.Plan.PLAN_PREMIUM) return "premium";
-  return "free";
-}
 
 function toRef(project: authV1.Project, accessLevel: number): ProjectRef {
-  return { id: project.id, fullPath: project.pathWithNamespace, tier: tierOf(project.tier), accessLevel };
+  return { id: project.id, fullPath: project.pathWithNamespace, tier: planName(project.tier), accessLevel };
 }
 
 /**
@@ -24,7 +17,7 @@ function toRef(project: authV1.Project, accessLevel: number): ProjectRef {
  * internal calls (no principal) count as Owner.
  */
 export function createProjectAccess(auth: AuthClient, clock: Clock = systemClock): ProjectAccess {
-  const cache = new Map<number, { ref: ProjectRef; expiresAt: number }>();
+  const cache = new TtlCache<number, ProjectRef>({ ttlMs: PROJECT_CACHE_TTL_MS, now: () => clock.now().getTime() });
   return {
     async require(idOrPath: string, minLevel: number, ctx: CallContext) {
       const { project } = await auth.getProject({ idOrPath }, ctx);
@@ -34,14 +27,12 @@ export function createProjectAccess(auth: AuthClient, clock: Clock = systemClock
       return toRef(project, level);
     },
     async byId(projectId: number, ctx: CallContext) {
-      const now = clock.now().getTime();
       const hit = cache.get(projectId);
-      if (hit && hit.expiresAt > now) return hit.ref;
+      if (hit) return hit;
       const { project } = await auth.getProject({ idOrPath: String(projectId) }, internalContext(ctx));
       if (!project) throw new Error("auth-service answered GetProject without a project");
       const ref = toRef(project, ACCESS.owner);
-      if (cache.size >= MAX_CACHED) cache.clear();
-      cache.set(projectId, { ref, expiresAt: now + PROJECT_CACHE_TTL_MS });
+      cache.set(projectId, ref);
       return ref;
     },
   };

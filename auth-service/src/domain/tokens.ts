@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type CallContext, type Clock, notFound, sha256Hex, unauthenticated } from "@tocsin/core";
+import { type CallContext, type Clock, notFound, sha256Hex, TtlCache, unauthenticated } from "@tocsin/core";
 import type { AccessEvent, AccessEvents } from "./access-events.js";
 import { isPrivileged, requireSelfOrAdmin, resolveActor } from "./actor.js";
 import type { AuthStore } from "./ports.js";
@@ -40,7 +40,6 @@ export function hashToken(token: string): string {
 interface CacheEntry {
   principal: TokenPrincipal;
   expiresAt: string | null;
-  cachedUntilMs: number;
 }
 
 export interface TokenServiceOptions {
@@ -53,9 +52,7 @@ export interface TokenServiceOptions {
 
 /** Personal access tokens: creation, revocation and the hot-path authentication. */
 export class TokenService {
-  private readonly cache = new Map<string, CacheEntry>();
-  private readonly ttlMs: number;
-  private readonly maxEntries: number;
+  private readonly cache: TtlCache<string, CacheEntry>;
   private readonly events: AccessEvents | undefined;
   /** Off while this replica may miss another replica's revocation (its event subscription is down). */
   private caching = true;
@@ -67,8 +64,11 @@ export class TokenService {
     private readonly clock: Clock,
     options: TokenServiceOptions = {},
   ) {
-    this.ttlMs = options.cacheTtlMs ?? 10_000;
-    this.maxEntries = options.cacheMaxEntries ?? 10_000;
+    this.cache = new TtlCache({
+      ttlMs: options.cacheTtlMs ?? 10_000,
+      maxEntries: options.cacheMaxEntries ?? 10_000,
+      now: () => clock.now().getTime(),
+    });
     this.events = options.events;
   }
 
@@ -119,7 +119,7 @@ export class TokenService {
     const hash = hashToken(token);
     const now = this.clock.now();
     const hit = this.cache.get(hash);
-    if (hit && hit.cachedUntilMs > now.getTime() && !isExpired(hit.expiresAt, now)) return hit.principal;
+    if (hit && !isExpired(hit.expiresAt, now)) return hit.principal;
     this.cache.delete(hash);
 
     const startedAt = this.generation;
@@ -140,8 +140,7 @@ export class TokenService {
       expiresAt: record.expiresAt,
     };
     if (!this.caching || startedAt !== this.generation) return principal;
-    if (this.cache.size >= this.maxEntries) this.cache.clear();
-    this.cache.set(hash, { principal, expiresAt: record.expiresAt, cachedUntilMs: now.getTime() + this.ttlMs });
+    this.cache.set(hash, { principal, expiresAt: record.expiresAt });
     return principal;
   }
 
@@ -159,7 +158,7 @@ export class TokenService {
       return;
     }
     const revoked = new Set(event.revokedTokenIds);
-    for (const [hash, entry] of this.cache) if (revoked.has(entry.principal.tokenId)) this.cache.delete(hash);
+    this.cache.deleteWhere((entry) => revoked.has(entry.principal.tokenId));
   }
 
   /** Turns the look-up cache off (emptied) while access events may be missed, and on again. */

@@ -1,5 +1,5 @@
 import { type Page, toPage as toCorePage } from "@tocsin/core";
-import { authV1 } from "@tocsin/proto";
+import { authV1, planFromName, planNameOrNull } from "@tocsin/proto";
 import type { GroupView, ProjectView } from "../domain/directory.js";
 import type { EndpointKindName, EndpointResolution, KeyView } from "../domain/integration-keys.js";
 import type { MemberView } from "../domain/projects.js";
@@ -8,21 +8,12 @@ import type { TokenPrincipal } from "../domain/tokens.js";
 import type { EmailRecord, IntegrationKind, PlanName, TokenRecord, UserRecord } from "../domain/types.js";
 import { isExpired } from "../domain/validation.js";
 
-const { Plan, IntegrationType, EndpointKind, EndpointState } = authV1;
+const { IntegrationType, EndpointKind, EndpointState } = authV1;
 
-const PLAN_TO_PROTO: Record<PlanName, authV1.Plan> = {
-  free: Plan.PLAN_FREE,
-  premium: Plan.PLAN_PREMIUM,
-  ultimate: Plan.PLAN_ULTIMATE,
-};
-
-const planToProto = (plan: PlanName): authV1.Plan => PLAN_TO_PROTO[plan];
+const planToProto = (plan: PlanName): authV1.Plan => planFromName(plan);
 
 /** null for PLAN_UNSPECIFIED or unknown values. */
-export function planFromProto(plan: authV1.Plan): PlanName | null {
-  const found = (Object.entries(PLAN_TO_PROTO) as [PlanName, authV1.Plan][]).find(([, v]) => v === plan);
-  return found ? found[0] : null;
-}
+export const planFromProto = (plan: authV1.Plan): PlanName | null => planNameOrNull(plan);
 
 export function typeFromProto(type: authV1.IntegrationType): IntegrationKind | null {
   if (type === IntegrationType.INTEGRATION_TYPE_HTTP) return "http";

@@ -1,6 +1,5 @@
 import { internal } from "@tocsin/core";
-import type { authV1 } from "@tocsin/proto";
-import { planName } from "./plan.js";
+import { type authV1, planName } from "@tocsin/proto";
 import { isoTime } from "./time.js";
 
 export function toGroupJson(group: authV1.Group) {

@@ -1,11 +1,11 @@
 import { notFound, paramMissing } from "@tocsin/core";
+import { PLAN_NAMES, planFromName } from "@tocsin/proto";
 import { Router } from "express";
 import type { GatewayDeps } from "../deps.js";
 import { callContext } from "../http/context.js";
 import { optionalEnum, optionalInt, readParams, requiredString } from "../http/params.js";
 import { must } from "../presenters/must.js";
 import { toGroupJson, toMemberJson, toNamespaceJson } from "../presenters/namespace.js";
-import { PLAN_NAMES, planFromName } from "../presenters/plan.js";
 import { accessLevelParam, idOrPath } from "./members.js";
 
 /** Groups, their members, and the plan of top-level namespaces. */

@@ -10,3 +10,4 @@ export * from "./paging.js";
 export * from "./run-main.js";
 export * from "./shutdown.js";
 export * from "./text.js";
+export * from "./ttl-cache.js";

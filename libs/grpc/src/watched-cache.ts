@@ -1,3 +1,4 @@
+import { TtlCache } from "@tocsin/core";
 import { createWatchStream, type WatchStreamOptions } from "./watch-stream.js";
 
 /** What names an answer in change events: a number (token id, user id, project id) or a string (a path). */
@@ -39,7 +40,6 @@ export interface WatchedCache {
 interface Entry {
   value: unknown;
   tags: readonly CacheTag[];
-  expiresAt: number;
 }
 
 /**
@@ -49,10 +49,11 @@ interface Entry {
  * settings-service's directory cache are all this.
  */
 export function createWatchedCache<M>(options: WatchedCacheOptions<M>): WatchedCache {
-  const ttlMs = options.ttlMs ?? 30_000;
-  const maxEntries = options.maxEntries ?? 10_000;
-  const now = options.now ?? Date.now;
-  const entries = new Map<string, Entry>();
+  const entries = new TtlCache<string, Entry>({
+    ttlMs: options.ttlMs ?? 30_000,
+    maxEntries: options.maxEntries ?? 10_000,
+    now: options.now ?? Date.now,
+  });
   // Bumped by every event, so that an answer loaded across a change is not kept.
   let generation = 0;
   const reset = () => {
@@ -68,29 +69,21 @@ export function createWatchedCache<M>(options: WatchedCacheOptions<M>): WatchedC
       const stale = options.staleOn(message);
       if (stale === "all") return entries.clear();
       if (!stale || stale.size === 0) return;
-      for (const [key, entry] of entries) if (entry.tags.some((t) => stale.has(t))) entries.delete(key);
+      entries.deleteWhere((entry) => entry.tags.some((t) => stale.has(t)));
     },
   });
 
   return {
     async get<T>(key: string, load: () => Promise<T>, opts: CacheOptions<T>): Promise<T> {
-      const hit = entries.get(key);
-      if (hit && hit.expiresAt > now() && watch.live()) {
-        entries.delete(key);
-        entries.set(key, hit);
-        return hit.value as T;
-      }
-      if (hit) entries.delete(key);
+      const hit = watch.live() ? entries.get(key) : undefined;
+      if (hit) return hit.value as T;
+      entries.delete(key);
       const startedAt = generation;
       const value = await load();
       if (!watch.live() || startedAt !== generation) return value;
-      const at = now();
-      const expiresAt = Math.min(at + ttlMs, opts.notAfter?.(value) ?? Number.POSITIVE_INFINITY);
-      if (expiresAt <= at) return value;
-      entries.delete(key);
       const tag = opts.tag(value);
-      entries.set(key, { value, tags: Array.isArray(tag) ? tag : [tag as CacheTag], expiresAt });
-      while (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
+      const notAfter = opts.notAfter?.(value);
+      entries.set(key, { value, tags: Array.isArray(tag) ? tag : [tag as CacheTag] }, notAfter === undefined ? {} : { notAfter });
       return value;
     },
     forget(key) {

@@ -5,6 +5,7 @@ export * as alertV1 from "./gen/alert/v1/alert.js";
 export * as alertSilencesV1 from "./gen/alert/v1/silences.js";
 export * as authV1 from "./gen/auth/v1/auth.js";
 export * as settingsV1 from "./gen/settings/v1/settings.js";
+export { PLAN_NAMES, planFromName, planName, planNameOrNull } from "./plans.js";
 
 /** The `proto/` folder at the repository root (the same from `src/` and `dist/`). */
 const PROTO_ROOT = fileURLToPath(new URL("../../../proto", import.meta.url));

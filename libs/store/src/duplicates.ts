@@ -10,3 +10,16 @@ export function isDuplicateKey(err: unknown): boolean {
   if (e.code === 11000 || e.code === 11001) return true;
   return typeof e.message === "string" && /E11000|duplicate key|UNIQUE constraint failed/i.test(e.message);
 }
+
+/**
+ * A better-sqlite3 unique or primary-key violation (by its error code), optionally of the index
+ * whose columns `needle` names (`"alerts.project_id, alerts.fingerprint"`), for adapters that must
+ * tell one unique rule from another. `isDuplicateKey` answers for any backend.
+ */
+export function isUniqueViolation(err: unknown, needle?: string): boolean {
+  const e = err as { code?: string; message?: string };
+  return (
+    (e?.code === "SQLITE_CONSTRAINT_UNIQUE" || e?.code === "SQLITE_CONSTRAINT_PRIMARYKEY") &&
+    (!needle || !!e.message?.includes(needle))
+  );
+}

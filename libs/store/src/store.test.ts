@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { isDuplicateKey } from "./duplicates.js";
+import { isDuplicateKey, isUniqueViolation } from "./duplicates.js";
 import { mongoDbName } from "./mongo-db-name.js";
 import { openSqlite } from "./sqlite.js";
+import { storePrefix } from "./store-prefix.js";
 
 describe("isDuplicateKey", () => {
   it("knows code 11000 and the texts FerretDB and SQLite use for a unique violation", () => {
@@ -36,5 +37,38 @@ describe("mongoDbName", () => {
     expect(mongoDbName("mongodb://h:1/?w=1", undefined, "tocsin_x")).toBe("tocsin_x");
     expect(mongoDbName("mongodb://h:1", undefined, "tocsin_x")).toBe("tocsin_x");
     expect(mongoDbName(undefined, undefined, "tocsin_x")).toBe("tocsin_x");
+  });
+});
+
+describe("isUniqueViolation", () => {
+  it("tells better-sqlite3's unique rules apart by the columns they name", () => {
+    const db = openSqlite(":memory:");
+    db.exec("CREATE TABLE t (k TEXT PRIMARY KEY, u TEXT UNIQUE)");
+    db.prepare("INSERT INTO t VALUES ('a', 'x')").run();
+    const failure = (sql: string) => {
+      try {
+        db.prepare(sql).run();
+      } catch (err) {
+        return err;
+      }
+      return undefined;
+    };
+    const onU = failure("INSERT INTO t VALUES ('b', 'x')");
+    expect(isUniqueViolation(onU)).toBe(true);
+    expect(isUniqueViolation(onU, "t.u")).toBe(true);
+    expect(isUniqueViolation(onU, "t.k")).toBe(false);
+    expect(isUniqueViolation(failure("INSERT INTO t VALUES ('a', 'y')"), "t.k")).toBe(true);
+    expect(isUniqueViolation(new Error("disk I/O error"))).toBe(false);
+    db.close();
+  });
+});
+
+describe("storePrefix", () => {
+  it("names the MongoDB database, else the resolved DATA_DIR by hash", () => {
+    expect(storePrefix({ mongoDb: "tocsin_alert", dataDir: "/data" })).toBe("tocsin:tocsin_alert");
+    const sqlite = storePrefix({ mongoDb: undefined, dataDir: "/data/x" });
+    expect(sqlite).toMatch(/^tocsin:sqlite-[0-9a-f]{12}$/);
+    expect(storePrefix({ mongoDb: undefined, dataDir: "/data/x/../x" })).toBe(sqlite);
+    expect(storePrefix({ mongoDb: undefined, dataDir: "/data/y" })).not.toBe(sqlite);
   });
 });

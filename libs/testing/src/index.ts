@@ -1,7 +1,6 @@
 export * from "./backends.js";
 export * from "./capture-logger.js";
 export * from "./fake-clock.js";
-export * from "./fake-directory.js";
 export * from "./rejection.js";
 export * from "./stub-services.js";
 export * from "./tcp-ports.js";

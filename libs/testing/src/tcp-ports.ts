@@ -1,4 +1,5 @@
 import { createServer, Socket } from "node:net";
+import { until } from "./until.js";
 
 /** A TCP port that was free a moment ago on 127.0.0.1. */
 export function freePort(): Promise<number> {
@@ -13,21 +14,22 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Whether something accepts a TCP connection on host:port now. */
+function accepts(port: number, host: string): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const s = new Socket();
+    s.once("connect", () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once("error", () => resolve(false));
+    s.connect(port, host);
+  });
+}
+
 /** Resolves once something accepts TCP connections on host:port, or rejects after timeoutMs. */
 export async function waitForPort(port: number, host = "127.0.0.1", timeoutMs = 20_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = new Socket();
-      s.once("connect", () => {
-        s.destroy();
-        resolve(true);
-      });
-      s.once("error", () => resolve(false));
-      s.connect(port, host);
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`nothing listens on ${host}:${port} after ${timeoutMs} ms`);
+  await until(() => accepts(port, host), timeoutMs, 100).catch(() => {
+    throw new Error(`nothing listens on ${host}:${port} after ${timeoutMs} ms`);
+  });
 }

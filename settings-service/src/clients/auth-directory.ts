@@ -1,24 +1,16 @@
 import { actingFor, internalContext } from "@tocsin/core";
-import { createClient, type PromiseClient } from "@tocsin/grpc";
-import { authV1 } from "@tocsin/proto";
+import { type AuthClient, createClient } from "@tocsin/grpc";
+import { authV1, planName } from "@tocsin/proto";
 import type { Tracing } from "@tocsin/telemetry";
-import type { Directory, GroupInfo, Plan, ProjectInfo } from "../domain/ports.js";
-
-export type AuthClient = PromiseClient<typeof authV1.AuthServiceService>;
+import type { Directory, GroupInfo, ProjectInfo } from "../domain/ports.js";
 
 export function createAuthClient(address: string, tracing?: Tracing): AuthClient {
   return createClient(authV1.AuthServiceService, { target: "auth", address, ...(tracing ? { tracing } : {}) });
 }
 
-function planOf(plan: authV1.Plan): Plan {
-  if (plan === authV1.Plan.PLAN_ULTIMATE) return "ultimate";
-  if (plan === authV1.Plan.PLAN_PREMIUM) return "premium";
-  return "free";
-}
-
 function toGroup(group: authV1.Group | undefined): GroupInfo {
   if (!group) throw new Error("auth-service answered without a group");
-  return { id: group.id, plan: planOf(group.plan) };
+  return { id: group.id, plan: planName(group.plan) };
 }
 
 /**
@@ -31,7 +23,7 @@ export function createAuthDirectory(auth: AuthClient): Directory {
     async getProject(idOrPath, viewerId, ctx): Promise<ProjectInfo> {
       const { project } = await auth.getProject({ idOrPath }, actingFor(ctx, viewerId));
       if (!project) throw new Error("auth-service answered without a project");
-      return { id: project.id, ancestorGroupIds: project.ancestorGroupIds, tier: planOf(project.tier) };
+      return { id: project.id, ancestorGroupIds: project.ancestorGroupIds, tier: planName(project.tier) };
     },
     async getGroup(idOrPath, viewerId, ctx) {
       return toGroup((await auth.getGroup({ idOrPath }, actingFor(ctx, viewerId))).group);

@@ -1,8 +1,7 @@
 import type { Logger } from "@tocsin/core";
-import { createWatchedCache } from "@tocsin/grpc";
+import { type AuthClient, createWatchedCache } from "@tocsin/grpc";
 import type { authV1 } from "@tocsin/proto";
 import type { Directory } from "../domain/ports.js";
-import type { AuthClient } from "./auth-directory.js";
 
 export interface CachedDirectoryOptions {
   /** The stream of access changes comes from here. */

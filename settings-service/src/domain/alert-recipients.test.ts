@@ -1,8 +1,8 @@
-import { FakeDirectory } from "@tocsin/testing";
 import { beforeEach, describe, expect, it } from "vitest";
 import { SqliteSettingsStore } from "../store/sqlite-settings-store.js";
 import { resolveAlertRecipients } from "./alert-recipients.js";
 import type { Level } from "./events.js";
+import { FakeDirectory } from "./fake-directory.js";
 
 describe("alert recipients (PRODUCT.md section 9)", () => {
   let dir: FakeDirectory;

@@ -1,8 +1,8 @@
 import type { AppError } from "@tocsin/core";
-import { FakeDirectory } from "@tocsin/testing";
 import { beforeEach, describe, expect, it } from "vitest";
 import { SqliteSettingsStore } from "../store/sqlite-settings-store.js";
 import type { EventName, Level } from "./events.js";
+import { FakeDirectory } from "./fake-directory.js";
 import type { SettingKey } from "./ports.js";
 import { decide, effectiveSetting, resolveRecipients } from "./recipients.js";
 

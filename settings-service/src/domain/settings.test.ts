@@ -1,8 +1,9 @@
 import type { AppError } from "@tocsin/core";
-import { FakeClock, FakeDirectory } from "@tocsin/testing";
+import { FakeClock } from "@tocsin/testing";
 import { beforeEach, describe, expect, it } from "vitest";
 import { SqliteSettingsStore } from "../store/sqlite-settings-store.js";
 import { EVENT_NAMES } from "./events.js";
+import { FakeDirectory } from "./fake-directory.js";
 import { createSettingsUseCases, type SettingsUseCases } from "./settings.js";
 
 const ctx = { requestId: "t", principal: { userId: 1 } };

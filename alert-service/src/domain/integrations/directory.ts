@@ -1,16 +1,10 @@
-import type { Clock } from "@tocsin/core";
+import { type Clock, TtlCache } from "@tocsin/core";
 import type { IntegrationDirectory } from "../ports.js";
 import type { IntegrationRuntime } from "../types.js";
 import type { IntegrationStore } from "./ports.js";
 
 /** How long a looked-up integration is reused by this process (other instances' writes). */
 export const DIRECTORY_TTL_MS = 5_000;
-const MAX_ENTRIES = 10_000;
-
-interface Entry<T> {
-  value: T;
-  expiresAt: number;
-}
 
 /**
  * The integrations as processing sees them, with a short in-process cache (this is on the ingest
@@ -19,19 +13,16 @@ interface Entry<T> {
  */
 export function createIntegrationDirectory(store: IntegrationStore, clock: Clock): IntegrationDirectory & { invalidate(): void } {
   let generation = 0;
-  const cache = new Map<string, Entry<unknown>>();
+  // Values are wrapped: a cached `undefined` (no such integration) is a hit too.
+  const cache = new TtlCache<string, { value: unknown }>({ ttlMs: DIRECTORY_TTL_MS, now: () => clock.now().getTime() });
 
   async function cached<T>(key: string, load: () => Promise<T>): Promise<T> {
-    const now = clock.now().getTime();
     const hit = cache.get(key);
-    if (hit && hit.expiresAt > now) return hit.value as T;
+    if (hit) return hit.value as T;
     const startedAt = generation;
     const value = await load();
     // A write during the load may have made `value` stale: do not keep it.
-    if (startedAt === generation) {
-      if (cache.size >= MAX_ENTRIES) cache.clear();
-      cache.set(key, { value, expiresAt: now + DIRECTORY_TTL_MS });
-    }
+    if (startedAt === generation) cache.set(key, { value });
     return value;
   }
 

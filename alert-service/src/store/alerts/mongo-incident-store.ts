@@ -1,3 +1,4 @@
+import { TtlCache } from "@tocsin/core";
 import { isDuplicateKey, MongoSequences } from "@tocsin/store";
 import type { Db } from "mongodb";
 import {
@@ -137,7 +138,8 @@ export class MongoIncidentStore implements IncidentStore {
   }
 
   /** Settings read lately, for callers that accept a value up to `maxAgeMs` old (the processing path). */
-  private readonly recent = new Map<number, { readAt: number; value: AlertSettings }>();
+  /** Settings this process read, for a reader that accepts them up to `maxAgeMs` old. */
+  private readonly recent = new TtlCache<number, AlertSettings>();
 
   /**
    * Each setting is its own document (`<project>:<field>`, bare string `_id`s), so changes of
@@ -146,8 +148,8 @@ export class MongoIncidentStore implements IncidentStore {
    * answer for a field that has no document of its own yet.
    */
   async settings(projectId: number, maxAgeMs = 0): Promise<AlertSettings> {
-    const cached = this.recent.get(projectId);
-    if (cached && maxAgeMs > 0 && Date.now() - cached.readAt < maxAgeMs) return { ...cached.value };
+    const cached = this.recent.get(projectId, maxAgeMs);
+    if (cached) return { ...cached };
     const keys = Object.keys(FIELDS) as Array<keyof AlertSettings>;
     const [legacy, ...fields] = await Promise.all([
       this.settingsCol.findOne({ _id: String(projectId) }),
@@ -160,8 +162,7 @@ export class MongoIncidentStore implements IncidentStore {
       if (typeof own === "boolean") value[key] = own;
       else if (typeof old === "boolean") value[key] = old;
     });
-    if (this.recent.size >= 10_000) this.recent.clear();
-    this.recent.set(projectId, { readAt: Date.now(), value: { ...value } });
+    this.recent.set(projectId, { ...value });
     return value;
   }
 

@@ -1,9 +1,8 @@
-import { prepared } from "@tocsin/store";
+import { isUniqueViolation, prepared } from "@tocsin/store";
 import type { Database, Statement } from "better-sqlite3";
 import type { ActivityEntry, Alert, AlertStatus } from "../../domain/alerts/model.js";
 import type { AlertQuery, AlertStore, NewAlert } from "../../domain/alerts/ports.js";
 import { opApplied, openAlertExists, RESOLVED, severityCode, severityOf, statusCode, statusOf } from "./codes.js";
-import { isUniqueViolation } from "./sqlite-schema.js";
 
 interface AlertRow {
   id: number;

@@ -168,11 +168,3 @@ export function nextCounter(db: Database, name: string): number {
   ).get(name) as { value: number };
   return row.value;
 }
-
-export function isUniqueViolation(err: unknown, needle?: string): boolean {
-  const e = err as { code?: string; message?: string };
-  return (
-    (e?.code === "SQLITE_CONSTRAINT_UNIQUE" || e?.code === "SQLITE_CONSTRAINT_PRIMARYKEY") &&
-    (!needle || !!e.message?.includes(needle))
-  );
-}

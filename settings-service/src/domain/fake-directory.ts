@@ -1,8 +1,8 @@
 import { notFound } from "@tocsin/core";
-import type { Directory, EmailInfo, GroupInfo, MemberInfo, Plan, ProjectInfo } from "@tocsin/settings-service";
+import type { Directory, EmailInfo, GroupInfo, MemberInfo, Plan, ProjectInfo } from "./ports.js";
 
 /**
- * An in-memory Directory for unit tests of the domain rules (auth-service is outside this
+ * An in-memory Directory (the port below) for unit tests of the domain rules (auth-service is outside this
  * service; end-to-end tests use the real one). Visibility: a viewer sees a source when listed in
  * its `viewers`.
  */
