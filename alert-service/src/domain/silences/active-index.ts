@@ -1,4 +1,4 @@
-import type { Clock } from "@tocsin/core";
+import { type Clock, TtlCache } from "@tocsin/core";
 import { type CompiledSilence, compileSilence, silenceMatches } from "./matching.js";
 import { type Silence, stateAt } from "./model.js";
 import { buildRegexChunks } from "./regex-chunks.js";
@@ -100,10 +100,11 @@ export interface SilenceIndexCache {
 const signatureOf = (silences: Silence[]) => silences.map((s) => `${s.id}@${s.updatedAt.getTime()}`).join(",");
 
 export function createSilenceIndexCache(opts: SilenceIndexCacheOptions): SilenceIndexCache {
-  const entries = new Map<number, { loadedAt: number; index: Promise<SilenceIndex>; generation: number }>();
+  const now = () => opts.clock.now().getTime();
+  const entries = new TtlCache<number, { index: Promise<SilenceIndex>; generation: number }>({ ttlMs: opts.maxAgeMs, now });
   // The last index built per project, kept across reloads and invalidations: compiling a
   // thousand silences' expressions costs tens of milliseconds, reading them a few.
-  const built = new Map<number, { signature: string; index: SilenceIndex }>();
+  const built = new TtlCache<number, { signature: string; index: SilenceIndex }>({ now });
   let generation = 0;
   const build = (projectId: number, silences: Silence[]) => {
     const signature = signatureOf(silences);
@@ -115,12 +116,11 @@ export function createSilenceIndexCache(opts: SilenceIndexCacheOptions): Silence
   };
   return {
     get(projectId) {
-      const now = opts.clock.now();
       const entry = entries.get(projectId);
-      if (entry && now.getTime() - entry.loadedAt < opts.maxAgeMs) return entry.index;
+      if (entry) return entry.index;
       const mine = ++generation;
-      const index = opts.load(projectId, now).then((silences) => build(projectId, silences));
-      entries.set(projectId, { loadedAt: now.getTime(), index, generation: mine });
+      const index = opts.load(projectId, opts.clock.now()).then((silences) => build(projectId, silences));
+      entries.set(projectId, { index, generation: mine });
       // A failed load is not kept: the next call tries again.
       index.catch(() => {
         if (entries.get(projectId)?.generation === mine) entries.delete(projectId);
