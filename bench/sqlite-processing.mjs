@@ -11,10 +11,11 @@
 // counting does not weigh on the CPU figure), plus the bytes of alert.db per alert.
 //
 // One-command reproduction (build first: the script imports alert-service/dist):
-//   npm run build && node bench/sqlite-processing.mjs [--alerts 20000] [--batch 64] [--rounds 3] [--ids v7|v4]
+//   npm run build && node bench/sqlite-processing.mjs [--alerts 20000] [--batch 64] [--rounds 3] [--ids v7|v4] [--silences 0]
 // (--ids: the job ids, which are request ids: v7 = time-ordered UUIDs as the gateway makes them,
 // v4 = random ones, as a caller's own X-Request-Id may be: every index keyed by them then takes a
-// random page per alert.)
+// random page per alert. --silences N: N active silences in the project behind the silence gate of
+// Reactions, issue 24 — the mix of bench/silences-index.mjs plus one that holds 1 alert in 100.)
 // Before/after in one run (alternating rounds, medians), against a copy of an older build:
 //   node bench/sqlite-processing.mjs --against <dir holding alert-service/dist of the old build>
 //   (e.g. `git worktree add /tmp/old <commit> && cd /tmp/old && ln -s <repo>/node_modules . &&
@@ -37,6 +38,7 @@ const { values: opt } = parseArgs({
     against: { type: "string" },
     ids: { type: "string", default: "v7" },
     json: { type: "boolean", default: false },
+    silences: { type: "string", default: "0" },
   },
 });
 const N = Number(opt.alerts);
@@ -55,7 +57,57 @@ async function load(root) {
   // Builds since issue 21 emit alert events into a Reactions dispatcher (here without reactors).
   const reactions = join(root, "alert-service/dist/domain/alerts/reactions.js");
   const { createReactions } = existsSync(reactions) ? await import(pathToFileURL(reactions).href) : {};
-  return { openSqlite, createSqliteAlertsStores, processAlertJobs, createReactions };
+  const gateFile = join(root, "alert-service/dist/domain/silences/gate.js");
+  const silences =
+    Number(opt.silences) > 0 && existsSync(gateFile)
+      ? {
+          ...(await import(pathToFileURL(gateFile).href)),
+          ...(await import(dist("domain/silences/active-index.js"))),
+          ...(await import(dist("store/silences/sqlite-silence-store.js"))),
+        }
+      : undefined;
+  return { openSqlite, createSqliteAlertsStores, processAlertJobs, createReactions, silences };
+}
+
+/** `n` active silences of project 1 (see the header), behind a gate, or undefined for none. */
+async function silenceGate(lib, db, stores, n) {
+  if (!lib) return undefined;
+  const store = lib.createSqliteSilenceStore(db);
+  const now = Date.now();
+  const eq = (name, value) => ({ name, value, isRegex: false, isEqual: true });
+  const re = (name, value) => ({ name, value, isRegex: true, isEqual: true });
+  for (let i = 0; i < n; i++) {
+    const kind = i % 5;
+    const matchers =
+      i === 0
+        ? [eq("service", "web"), re("title", "storm new-\\d*00")]
+        : kind === 0
+          ? [eq("alertname", `Alert${i}`), eq("env", "prod")]
+          : kind === 1
+            ? [eq("host", `web-${i}`)]
+            : kind === 2
+              ? [eq("service", `svc-${i}`), re("severity", "critical|high")]
+              : kind === 3
+                ? [eq("title", `Alert${i}`), re("instance", `db-${i}:.*`)]
+                : [re("title", `Maint${i}.*`)];
+    await store.insert({
+      id: `s${String(i).padStart(5, "0")}`,
+      projectId: 1,
+      matchers,
+      startsAt: new Date(now - 60_000),
+      endsAt: new Date(now + 3600_000),
+      createdBy: "bench",
+      comment: "",
+      updatedAt: new Date(now),
+    });
+  }
+  const clock = { now: () => new Date() };
+  return lib.createSilenceGate({
+    index: lib.createSilenceIndexCache({ clock, maxAgeMs: 1000, load: (p, at) => store.list(p, { endsAfter: at }) }),
+    alertOf: (id) => stores.alerts.getById(id),
+    mark: (alertId, ids, at) => store.markSilenced(alertId, ids, at),
+    schedule: async () => {},
+  });
 }
 
 /** Job ids are request ids: time-ordered UUIDs from the gateway (v7), or a caller's random ones (v4). */
@@ -120,11 +172,12 @@ async function runPhase(processAlertJobs, deps, jobs) {
 
 /** One round in this process: returns `{ phase: { cpuUs, wallUs, statements } , bytesPerAlert }`. */
 async function round(root) {
-  const { openSqlite, createSqliteAlertsStores, processAlertJobs, createReactions } = await load(root);
+  const { openSqlite, createSqliteAlertsStores, processAlertJobs, createReactions, silences } = await load(root);
   const dir = mkdtempSync(join(tmpdir(), "tocsin-sqlite-bench-"));
   try {
     const db = openSqlite(join(dir, "alert.db"));
     const stores = createSqliteAlertsStores(db);
+    const gate = await silenceGate(silences, db, stores, Number(opt.silences));
     const deps = {
       stores,
       clock: { now: () => new Date() },
@@ -133,7 +186,7 @@ async function round(root) {
         // No follow-ups with the default settings (no incident, no auto-resolve, no e-mail).
         enqueueFollowUps: async () => {},
       },
-      ...(createReactions ? { reactions: createReactions([], (projectId) => stores.incidents.settings(projectId)) } : {}),
+      ...(createReactions ? { reactions: createReactions([], (projectId) => stores.incidents.settings(projectId), gate) } : {}),
     };
     // Warm-up (JIT, statement caches, first pages), thrown away.
     await runPhase(
@@ -208,6 +261,8 @@ function childRound(root) {
     String(BATCH),
     "--ids",
     opt.ids,
+    "--silences",
+    opt.silences,
   ];
   const out = execFileSync(process.execPath, [...args, "--root", root], { encoding: "utf8" });
   return JSON.parse(out.trim().split("\n").pop());
@@ -216,7 +271,7 @@ function childRound(root) {
 const fmt = (x, d = 1) => x.toFixed(d).padStart(8);
 function print(label, s) {
   console.log(
-    `${label}  (${N} alerts, batches of ${BATCH}, ${opt.ids} job ids; alert.db ${fmt(s.bytesPerAlert, 0)} bytes/alert)`,
+    `${label}  (${N} alerts, batches of ${BATCH}, ${opt.ids} job ids, ${opt.silences} silences; alert.db ${fmt(s.bytesPerAlert, 0)} bytes/alert)`,
   );
   console.log("  phase    µs CPU/alert  µs wall/alert  statements/alert");
   for (const p of PHASES)

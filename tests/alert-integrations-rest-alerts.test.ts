@@ -98,6 +98,7 @@ describe("alerts, incidents, settings and test alerts over REST", () => {
       incident: { iid: expect.any(Number) },
       created_at: expect.stringMatching(ISO_MS),
       updated_at: expect.stringMatching(ISO_MS),
+      silenced_by: [],
     });
     const search = await as(developer).get(`${base()}/alerts?search=disk&order_by=severity&sort=desc`);
     expect(search.body.map((a: { title: string }) => a.title).sort()).toEqual(["Disk full", "Disk slow"]);

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Clock, Logger } from "@tocsin/core";
 import type { Tracing } from "@tocsin/telemetry";
 import type { ChannelReactorDeps } from "./channels-runtime.js";
-import type { AlertsStores } from "./domain/alerts/ports.js";
+import type { AlertJobs, AlertsStores } from "./domain/alerts/ports.js";
 import { createReactions, type Reactions } from "./domain/alerts/reactions.js";
 import { type AlertJobHandlers, createJobHandlers } from "./domain/alerts/use-cases.js";
 import { channelsReactor } from "./domain/channels/reactor.js";
@@ -11,6 +11,9 @@ import type { Notifier } from "./domain/mail/pipeline.js";
 import { emailReactor } from "./domain/mail/reactor.js";
 import type { EscalationStore, OncallDirectory, PagingJobs, ProjectMembers } from "./domain/paging/ports.js";
 import { pagingReactor } from "./domain/paging/reactor.js";
+import { createSilenceIndexCache } from "./domain/silences/active-index.js";
+import { createSilenceGate } from "./domain/silences/gate.js";
+import type { SilenceStore } from "./domain/silences/ports.js";
 import { BullmqJobQueue } from "./queue/bullmq-queue.js";
 import { createAlertJobs, createJobWorker, createPagingQueueJobs, createTimerRunner } from "./queue/jobs.js";
 import { type EndedJob, LocalJobQueue } from "./queue/local-queue.js";
@@ -118,6 +121,31 @@ export interface ProcessingOptions {
   takeTurns: boolean;
   /** Jobs per batch (64; THREAD_JOB_BATCH in the processing thread). */
   batchJobs?: number;
+  /** The project's silences: the gate of Reactions (issue 24); without it nothing is held. */
+  silences?: SilenceStore | undefined;
+}
+
+/**
+ * How long a project's index of silences is used before it is read again: the bound on how long
+ * a silence written elsewhere (the main thread's API, another replica) goes unseen by processing.
+ */
+const SILENCE_INDEX_MAX_AGE_MS = 1000;
+
+function silenceGate(opts: ProcessingOptions, jobs: AlertJobs) {
+  const store = opts.silences;
+  if (!store) return undefined;
+  const index = createSilenceIndexCache({
+    clock: opts.clock,
+    maxAgeMs: SILENCE_INDEX_MAX_AGE_MS,
+    load: (projectId, now) => store.list(projectId, { endsAfter: now }),
+  });
+  const gate = createSilenceGate({
+    index,
+    alertOf: (alertId) => opts.stores.alerts.getById(alertId),
+    mark: (alertId, ids, at) => store.markSilenced(alertId, ids, at),
+    schedule: (timers) => jobs.scheduleUnsilence(timers),
+  });
+  return { gate, index };
 }
 
 /** What paging needs beside the alert stores and queues: its store, settings- and auth-service, the mail queue. */
@@ -135,6 +163,8 @@ export interface Processing {
   handlers: AlertJobHandlers;
   /** The dispatcher every path that changes an alert emits its event into. */
   reactions: Reactions;
+  /** A project's silences changed in this process: the gate reads them afresh (other replicas: within SILENCE_INDEX_MAX_AGE_MS). */
+  silencesChanged(projectId: number): void;
   /** Starts the lane workers and the timer runner (a due timer moves into its alert's lane). */
   start(): Promise<void>;
 }
@@ -146,6 +176,8 @@ export interface Processing {
  * queues stops it.
  */
 export function createProcessing(opts: ProcessingOptions): Processing {
+  const jobs = createAlertJobs(opts.queue, opts.timers);
+  const silences = silenceGate(opts, jobs);
   const pagingJobs: PagingJobs | undefined = opts.paging && {
     ...createPagingQueueJobs(opts.timers),
     enqueuePageMail: (job) => (opts.paging as PagingOptions).mail.enqueuePageMail(job),
@@ -155,11 +187,11 @@ export function createProcessing(opts: ProcessingOptions): Processing {
     ...(opts.channels ? [channelsReactor(opts.channels)] : []),
     ...(pagingJobs ? [pagingReactor(opts.stores.alerts, pagingJobs)] : []),
   ];
-  const reactions = createReactions(reactors, (projectId) => opts.stores.incidents.settings(projectId));
+  const reactions = createReactions(reactors, (projectId) => opts.stores.incidents.settings(projectId), silences?.gate);
   const handlers = createJobHandlers(
     {
       stores: opts.stores,
-      jobs: createAlertJobs(opts.queue, opts.timers),
+      jobs,
       clock: opts.clock,
       reactions,
       ...(opts.autoResolveMinuteMs ? { autoResolveMinuteMs: opts.autoResolveMinuteMs } : {}),
@@ -178,6 +210,7 @@ export function createProcessing(opts: ProcessingOptions): Processing {
   return {
     handlers,
     reactions,
+    silencesChanged: (projectId) => silences?.index.invalidate(projectId),
     async start() {
       const worker = createJobWorker(handlers, opts.logger.child({ component: "alert-worker" }), {
         takeTurns: opts.takeTurns,

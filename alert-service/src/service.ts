@@ -1,8 +1,9 @@
+import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Clock, type Logger, type RunningService, type ServiceDeps, systemClock } from "@tocsin/core";
 import { connectableAddress, createGrpcServer, serviceDependency, startHealthPolicy } from "@tocsin/grpc";
-import { alertV1, channelsV1, PROTO_FILES } from "@tocsin/proto";
+import { alertSilencesV1, alertV1, channelsV1, PROTO_FILES } from "@tocsin/proto";
 import { openSqlite } from "@tocsin/store";
 import { startTracing, type Tracing } from "@tocsin/telemetry";
 import type Database from "better-sqlite3";
@@ -22,9 +23,14 @@ import { createIntegrationsUseCases } from "./domain/integrations/use-cases.js";
 import type { Notifier } from "./domain/mail/pipeline.js";
 import type { EscalationStore } from "./domain/paging/ports.js";
 import type { IntegrationDirectory, ProjectAccess } from "./domain/ports.js";
+import { unsilenceHeldAlerts } from "./domain/silences/ended.js";
+import type { Silence } from "./domain/silences/model.js";
+import type { SilenceStore } from "./domain/silences/ports.js";
+import { createSilencesUseCases } from "./domain/silences/use-cases.js";
 import { alertHandlers } from "./handlers/alerts.js";
 import { channelHandlers } from "./handlers/channels.js";
 import { integrationHandlers } from "./handlers/integrations.js";
+import { silenceHandlers } from "./handlers/silences.js";
 import { createFlexibleLimiter } from "./limits/flexible-limiter.js";
 import { createMailRuntime } from "./mail-runtime.js";
 import { createProcessing, openAlertQueues, type PagingOptions, type Processing } from "./processing-runtime.js";
@@ -36,16 +42,20 @@ import { createMongoIntegrationStore } from "./store/integrations/mongo-integrat
 import { createSqliteIntegrationStore } from "./store/integrations/sqlite-integration-store.js";
 import { createMongoEscalationStore } from "./store/paging/mongo-escalation-store.js";
 import { createSqliteEscalationStore } from "./store/paging/sqlite-escalation-store.js";
+import { createMongoSilenceStore } from "./store/silences/mongo-silence-store.js";
+import { createSqliteSilenceStore } from "./store/silences/sqlite-silence-store.js";
 import { type ProcessingThread, startProcessingThread } from "./thread/host.js";
 import type { ThreadData } from "./thread/messages.js";
 
 const SERVICE_NAME = "alert.v1.AlertService";
 const CHANNEL_SERVICE_NAME = "alert.v1.ChannelService";
+const SILENCE_SERVICE_NAME = "alert.v1.SilenceService";
 
 interface Storage {
   sqlite?: Database.Database;
   mongo?: Db;
   integrations: IntegrationStore;
+  silences: SilenceStore;
   close(): Promise<void>;
 }
 
@@ -54,10 +64,20 @@ async function openStorage(config: AlertServiceConfig): Promise<Storage> {
   if (config.mongoUrl) {
     const client = await MongoClient.connect(config.mongoUrl, { serverSelectionTimeoutMS: 10_000 });
     const mongo = client.db(mongoDbName(config));
-    return { mongo, integrations: await createMongoIntegrationStore(mongo), close: () => client.close() };
+    return {
+      mongo,
+      integrations: await createMongoIntegrationStore(mongo),
+      silences: await createMongoSilenceStore(mongo),
+      close: () => client.close(),
+    };
   }
   const sqlite = openSqlite(join(config.dataDir, "alert.db"));
-  return { sqlite, integrations: createSqliteIntegrationStore(sqlite), close: async () => void sqlite.close() };
+  return {
+    sqlite,
+    integrations: createSqliteIntegrationStore(sqlite),
+    silences: createSqliteSilenceStore(sqlite),
+    close: async () => void sqlite.close(),
+  };
 }
 
 /**
@@ -152,14 +172,23 @@ export async function createAlertService(
       onChannels: (lanes: number[]) => channels.wake(lanes),
     },
   });
+  const silences = createSilencesUseCases({
+    store: storage.silences,
+    projects,
+    clock,
+    newId: randomUUID,
+    ended: (silence, at) => runtime.silenceEnded(silence, at),
+    changed: (projectId) => runtime.silencesChanged(projectId),
+  });
   const server = createGrpcServer({
     logger,
-    protoFiles: [PROTO_FILES.alert, PROTO_FILES.channels],
-    serviceNames: [SERVICE_NAME, CHANNEL_SERVICE_NAME],
+    protoFiles: [PROTO_FILES.alert, PROTO_FILES.channels, PROTO_FILES.silences],
+    serviceNames: [SERVICE_NAME, CHANNEL_SERVICE_NAME, SILENCE_SERVICE_NAME],
     tracing,
   });
   server.add(alertV1.AlertServiceService, { ...integrationHandlers(integrations), ...alertHandlers(runtime.useCases, tracing) });
   server.add(channelsV1.ChannelServiceService, channelHandlers(channels.destinations, channels.deliveries));
+  server.add(alertSilencesV1.SilenceServiceService, silenceHandlers(silences));
   let port: number;
   try {
     await runtime.start();
@@ -258,6 +287,10 @@ export interface AlertsRuntime {
   healthy(): Promise<boolean>;
   /** The processing thread, once started, when the lanes run in one (see `runsInThread`). */
   thread(): ProcessingThread | undefined;
+  /** A silence expired before its end: the alerts it held look again now (domain/silences/ended.ts). */
+  silenceEnded(silence: Silence, at: Date): Promise<void>;
+  /** A project's silences changed: processing (here or in its thread) reads them afresh. */
+  silencesChanged(projectId: number): void;
 }
 
 /** How long processed-job records (and the ops of idempotent re-runs) are kept. */
@@ -274,6 +307,13 @@ async function storesOf(opts: AlertsRuntimeOptions): Promise<AlertsStores> {
   if (opts.sqlite) return createSqliteAlertsStores(opts.sqlite);
   if (opts.mongo) return createMongoAlertsStores(opts.mongo);
   throw new Error("alerts runtime: a data store (sqlite or mongo) is required");
+}
+
+/** The silences processing's gate reads (issue 24), in the alerts' database. */
+async function silenceStoreOf(opts: AlertsRuntimeOptions): Promise<SilenceStore | undefined> {
+  if (opts.sqlite) return createSqliteSilenceStore(opts.sqlite);
+  if (opts.mongo) return createMongoSilenceStore(opts.mongo);
+  return undefined;
 }
 
 /**
@@ -297,6 +337,7 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
     throw new Error("the processing thread runs on the system clock: with another clock, set ALERT_PROCESSING_THREAD=false");
   const stores = await storesOf(opts);
   const escalations = await escalationsOf(opts);
+  const silences = await silenceStoreOf(opts);
   let thread: ProcessingThread | undefined;
   const { lanes, queue, timers } = openAlertQueues({
     dataDir: opts.dataDir,
@@ -328,7 +369,9 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
         logger: opts.logger,
         autoResolveMinuteMs: opts.autoResolveMinuteMs,
         takeTurns: opts.sqlite !== undefined,
+        silences,
       });
+  const jobs = createAlertJobs(queue, timers);
   const limiterRedis = opts.redisUrl
     ? new Redis(opts.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 })
     : undefined;
@@ -343,7 +386,7 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
     defaultRateLimitPerMinute: opts.defaultRateLimitPerMinute ?? 0,
     ...(opts.usage ? { usage: opts.usage } : {}),
     stores,
-    jobs: createAlertJobs(queue, timers),
+    jobs,
     projects: opts.projects,
     integrations: opts.integrations,
     clock: opts.clock,
@@ -357,6 +400,7 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
           },
         }
       : {}),
+    ...(silences ? { silencedBy: (alertIds: number[]) => silences.silencedBy(alertIds) } : {}),
   });
   let housekeeping: NodeJS.Timeout | undefined;
   const purge = () => {
@@ -399,5 +443,18 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
       }
     },
     thread: () => thread,
+    silencesChanged(projectId) {
+      processing?.silencesChanged(projectId);
+      thread?.silencesChanged(projectId);
+    },
+    async silenceEnded(silence, at) {
+      if (!silences) return;
+      const deps = {
+        store: silences,
+        alertOf: (id: number) => stores.alerts.getById(id),
+        scheduleUnsilence: jobs.scheduleUnsilence,
+      };
+      await unsilenceHeldAlerts(deps, silence, at);
+    },
   };
 }

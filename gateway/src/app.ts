@@ -14,6 +14,7 @@ import { captureRoute } from "./middleware/route-label.js";
 import { type CredentialThrottle, createCredentialThrottle } from "./protect/credential-throttle.js";
 import { createLimiterBackend } from "./protect/limiter-backend.js";
 import { alertManagementRoutes } from "./routes/alert-management.js";
+import { alertmanagerRoutes } from "./routes/alertmanager.js";
 import { channelRoutes } from "./routes/channels.js";
 import { escalationPolicyRoutes } from "./routes/escalation-policies.js";
 import { healthRoutes } from "./routes/health.js";
@@ -21,6 +22,7 @@ import { identityRoutes } from "./routes/identity.js";
 import { notificationSettingsRoutes } from "./routes/notification-settings.js";
 import { oncallScheduleRoutes } from "./routes/oncall-schedules.js";
 import { pageAcknowledgeRoutes } from "./routes/page-acknowledge.js";
+import { silenceRoutes } from "./routes/silences.js";
 import { sessionRoutes } from "./session/routes.js";
 
 /** What the express app and the webhook handler (src/webhook/handler.ts) share. */
@@ -73,6 +75,8 @@ function restApi(deps: GatewayDeps, principals: PrincipalCache, throttle: Creden
     oncallScheduleRoutes(deps),
     escalationPolicyRoutes(deps),
     channelRoutes(deps),
+    silenceRoutes(deps),
+    alertmanagerRoutes(deps),
   ];
   api.use(onlyKnownRoutes(routes));
   api.use(bodyParsers());

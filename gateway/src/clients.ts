@@ -1,9 +1,9 @@
 import { createClient, replicaCount } from "@tocsin/grpc";
-import { alertV1, authV1, channelsV1, oncallV1, settingsV1 } from "@tocsin/proto";
+import { alertSilencesV1, alertV1, authV1, channelsV1, oncallV1, settingsV1 } from "@tocsin/proto";
 import type { Tracing } from "@tocsin/telemetry";
 import { createIngestBatcher } from "./clients/ingest-batcher.js";
 import type { GatewayConfig } from "./config.js";
-import type { AlertClient, AuthClient, ChannelClient, OncallClient, SettingsClient } from "./deps.js";
+import type { AlertClient, AuthClient, ChannelClient, OncallClient, SettingsClient, SilenceClient } from "./deps.js";
 
 const DEFAULT_RPC_TIMEOUT_MS = 5000;
 
@@ -13,6 +13,7 @@ export interface GatewayClients {
   settings: SettingsClient;
   oncall: OncallClient;
   channels: ChannelClient;
+  silences: SilenceClient;
   close(): void;
 }
 
@@ -51,13 +52,20 @@ export function createClients(
     address: config.settingsServiceAddr,
     ...common,
   });
+  const silences = createClient(alertSilencesV1.SilenceServiceService, {
+    target: "alert",
+    address: config.alertServiceAddr,
+    ...common,
+  });
   return {
     auth,
     alert,
     settings,
     oncall,
     channels,
+    silences,
     close() {
+      silences.close();
       auth.close();
       batcher.close();
       alertUnary.close();

@@ -1,12 +1,13 @@
 import type { Logger } from "@tocsin/core";
 import type { AuthClient, PromiseClient } from "@tocsin/grpc";
-import type { alertV1, channelsV1, oncallV1, settingsV1 } from "@tocsin/proto";
+import type { alertSilencesV1, alertV1, channelsV1, oncallV1, settingsV1 } from "@tocsin/proto";
 import type { Tracing } from "@tocsin/telemetry";
 import type { GatewayConfig } from "./config.js";
 
 export type { AuthClient };
 export type AlertClient = PromiseClient<typeof alertV1.AlertServiceService>;
 export type ChannelClient = PromiseClient<typeof channelsV1.ChannelServiceService>;
+export type SilenceClient = PromiseClient<typeof alertSilencesV1.SilenceServiceService>;
 export type SettingsClient = PromiseClient<typeof settingsV1.SettingsServiceService>;
 export type OncallClient = PromiseClient<typeof oncallV1.OncallServiceService>;
 
@@ -21,6 +22,8 @@ export interface GatewayDeps {
   oncall: OncallClient;
   /** alert-service's ChannelService (chat integrations, project hooks; docs/channels.md). */
   channels: ChannelClient;
+  /** alert-service's SilenceService (same address as `alert`). */
+  silences: SilenceClient;
   /** The gateway's tracing, when OTEL_EXPORTER_OTLP_ENDPOINT is set (request spans). */
   tracing?: Tracing;
   /** Cleanups run when the gateway stops (caches, streams); modules push theirs here. */

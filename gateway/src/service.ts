@@ -31,7 +31,7 @@ export async function createGateway(config: GatewayConfig, { logger }: ServiceDe
   const resolved = config.port === 0 && defaultExternalUrl ? { ...config, externalUrl: `http://localhost:${port}` } : config;
   const tracing = await startTracing(config.tracing);
   const clients = createClients(resolved, tracing);
-  const { auth, alert, settings, oncall, channels } = clients;
+  const { auth, alert, settings, oncall, channels, silences } = clients;
   const deps: GatewayDeps = {
     config: resolved,
     logger,
@@ -40,6 +40,7 @@ export async function createGateway(config: GatewayConfig, { logger }: ServiceDe
     settings,
     oncall,
     channels,
+    silences,
     closers: [],
     ...(tracing ? { tracing } : {}),
   };

@@ -59,6 +59,7 @@ function toAlertMessage(a: Alert, details?: { activity: ActivityEntry[]; escalat
     createdAt: a.createdAt,
     updatedAt: a.updatedAt,
     escalation: details?.escalation ? toEscalationMessage(details.escalation) : undefined,
+    silencedBy: a.silencedBy ?? [],
   };
 }
 

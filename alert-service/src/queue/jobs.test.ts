@@ -62,6 +62,7 @@ function recordingHandlers(fail: (id: string) => unknown = () => undefined) {
     setStatus: async () => ({ changed: true }),
     pageStart: async () => void calls.push("pageStart"),
     pageRule: async (job) => void calls.push(`pageRule(${job.rule},${job.round})`),
+    unsilence: async () => void calls.push("unsilence"),
   };
   return { handlers, calls };
 }

@@ -11,6 +11,8 @@ import {
   type StatusChangeJob,
   type StatusChangeResult,
   statusChangeJobId,
+  type UnsilenceJob,
+  unsilenceJobId,
 } from "../domain/alerts/ports.js";
 import { type PagingLookups, withOncall, withPolicy } from "../domain/paging/escalation.js";
 import { pageKey } from "../domain/paging/model.js";
@@ -48,6 +50,8 @@ const JOB_NAMES = {
   pageStartApply: "page-start-apply",
   pageRule: "page-rule",
   pageRuleApply: "page-rule-apply",
+  unsilence: "unsilence",
+  unsilenceApply: "unsilence-apply",
 } as const;
 
 const normalizedAlertSchema = z.object({
@@ -81,6 +85,14 @@ const autoResolveSchema = z.object({
   alertId: z.number().int().positive(),
   events: z.number().int().positive(),
   minutes: z.number().int().positive(),
+  laneKey: z.string().min(1),
+});
+
+const unsilenceSchema = z.object({
+  requestId: z.string().min(1),
+  projectId: z.number().int().positive(),
+  alertId: z.number().int().positive(),
+  at: z.string().min(1),
   laneKey: z.string().min(1),
 });
 
@@ -202,6 +214,30 @@ export function createAlertJobs(queue: JobQueue, timers: JobQueue, lanes = DEFAU
         ),
       ]);
     },
+    async scheduleUnsilence(jobs: UnsilenceJob[]) {
+      // Due ones (a silence expired early) go straight into their alert's lane.
+      const due = jobs.filter((job) => Date.parse(job.at) <= Date.now());
+      if (due.length)
+        await queue.addBulk(
+          due.map((job) => ({
+            id: unsilenceJobId(job),
+            name: JOB_NAMES.unsilenceApply,
+            lane: laneOf(job.laneKey, lanes),
+            data: job,
+          })),
+        );
+      await timers.addBulk(
+        jobs
+          .filter((job) => !due.includes(job))
+          .map((job) => ({
+            id: unsilenceJobId(job),
+            name: JOB_NAMES.unsilence,
+            lane: 0,
+            data: job,
+            delayMs: Math.max(0, Date.parse(job.at) - Date.now()),
+          })),
+      );
+    },
     async changeStatus(job: StatusChangeJob, timeoutMs: number) {
       const id = statusChangeJobId(job);
       const lane = laneOf(job.laneKey, lanes);
@@ -230,13 +266,14 @@ export interface JobHandlers {
   setStatus(job: StatusChangeJob, logger: Logger): Promise<StatusChangeResult>;
   pageStart(job: PageStartJob, logger: Logger): Promise<void>;
   pageRule(job: PageRuleJob, logger: Logger): Promise<void>;
+  unsilence(job: UnsilenceJob, logger: Logger): Promise<void>;
 }
 
 /** Due timer jobs one batch takes: their service calls run side by side, their lane jobs are added at once. */
 const TIMER_BATCH = 64;
 
 /**
- * The timer queue's runner: a due auto-resolve, page-start or page-rule job moves into its
+ * The timer queue's runner: a due auto-resolve, unsilence, page-start or page-rule job moves into its
  * alert's lane (same id, idempotent), where it changes the alert. Paging's settings- and
  * auth-service calls are made here, before the move, side by side for a batch: a lane job that
  * waited on them would hold its lane (and, with the SQLite stores, every lane's turn). Without
@@ -245,6 +282,12 @@ const TIMER_BATCH = 64;
 export function createTimerRunner(queue: JobQueue, lookups?: PagingLookups, lanes = DEFAULT_LANES): BatchWorker {
   const toLaneJob = async (job: RunningJob): Promise<QueuedJob> => {
     const invalid = () => new UnrecoverableJobError(`invalid job ${job.name} ${job.id}`);
+    if (job.name === JOB_NAMES.unsilence) {
+      const unsilence = unsilenceSchema.safeParse(job.data);
+      if (!unsilence.success) throw invalid();
+      const lane = laneOf(unsilence.data.laneKey, lanes);
+      return { id: unsilenceJobId(unsilence.data), name: JOB_NAMES.unsilenceApply, lane, data: unsilence.data };
+    }
     if (job.name === JOB_NAMES.pageRule) {
       const rule = pageRuleSchema.safeParse(job.data);
       if (!rule.success) throw invalid();
@@ -295,6 +338,7 @@ const SCHEMAS: Record<string, z.ZodType> = {
   [JOB_NAMES.setStatus]: statusChangeSchema,
   [JOB_NAMES.pageStartApply]: pageStartSchema,
   [JOB_NAMES.pageRuleApply]: pageRuleSchema,
+  [JOB_NAMES.unsilenceApply]: unsilenceSchema,
 };
 
 type Parsed = { job: RunningJob; data: { requestId: string; log?: Record<string, string> } };
@@ -310,6 +354,7 @@ async function runOne(handlers: JobHandlers, { job, data }: Parsed, logger: Logg
   if (job.name === JOB_NAMES.autoResolveApply) await handlers.autoResolve(data as AutoResolveJob, logger);
   else if (job.name === JOB_NAMES.pageStartApply) await handlers.pageStart(data as unknown as PageStartJob, logger);
   else if (job.name === JOB_NAMES.pageRuleApply) await handlers.pageRule(data as unknown as PageRuleJob, logger);
+  else if (job.name === JOB_NAMES.unsilenceApply) await handlers.unsilence(data as UnsilenceJob, logger);
   else await handlers.incident(data as IncidentJob, logger);
   return null;
 }

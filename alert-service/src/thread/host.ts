@@ -21,6 +21,8 @@ export interface ProcessingThreadOptions {
 export interface ProcessingThread {
   /** Jobs were committed to these lanes: the thread runs them now rather than at its next poll. */
   wake(lanes: number[]): void;
+  /** A project's silences changed: the thread's silence gate reads them afresh. */
+  silencesChanged(projectId: number): void;
   /** false from a crash of the thread until its restart is ready. */
   healthy(): boolean;
   /** The running thread's id (not the main thread's, 0), undefined while it restarts. */
@@ -114,6 +116,7 @@ export function startProcessingThread(opts: ProcessingThreadOptions): Promise<Pr
   const post = (message: ToThread) => current?.postMessage(message);
   const thread: ProcessingThread = {
     wake: (lanes) => post({ type: "wake", lanes }),
+    silencesChanged: (projectId) => post({ type: "silences", projectId }),
     healthy: () => readyId !== undefined,
     threadId: () => readyId,
     async kill() {

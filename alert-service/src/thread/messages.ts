@@ -26,6 +26,8 @@ export interface ThreadData {
 export type ToThread =
   /** Jobs were committed to these lanes of `alert-queue.db` (after each group commit). */
   | { type: "wake"; lanes: number[] }
+  /** A project's silences changed (the main thread's API): processing reads them afresh. */
+  | { type: "silences"; projectId: number }
   /** Finish the running batches, close every connection, answer `stopped`. */
   | { type: "stop" };
 

@@ -12,6 +12,7 @@ import { createProcessing, openAlertQueues } from "../processing-runtime.js";
 import { LocalJobQueue } from "../queue/local-queue.js";
 import { createSqliteAlertsStores } from "../store/alerts/sqlite-stores.js";
 import { createSqliteEscalationStore } from "../store/paging/sqlite-escalation-store.js";
+import { createSqliteSilenceStore } from "../store/silences/sqlite-silence-store.js";
 import type { FromThread, ThreadData, ToThread } from "./messages.js";
 
 /**
@@ -72,6 +73,7 @@ const processing = createProcessing({
   autoResolveMinuteMs: config.autoResolveMinuteMs,
   takeTurns: true,
   batchJobs,
+  silences: createSqliteSilenceStore(sqlite),
 });
 
 async function stop(): Promise<void> {
@@ -89,6 +91,7 @@ async function stop(): Promise<void> {
 
 port.on("message", (message: ToThread) => {
   if (message.type === "wake" && lanes instanceof LocalJobQueue) lanes.wake(message.lanes);
+  else if (message.type === "silences") processing.silencesChanged(message.projectId);
   else if (message.type === "stop") void stop();
 });
 await processing.start();

@@ -86,6 +86,7 @@ export function toAlertJson(a: alertV1.Alert, details = false) {
     incident: a.incidentIid ? { iid: a.incidentIid } : null,
     created_at: isoTime(a.createdAt),
     updated_at: isoTime(a.updatedAt),
+    silenced_by: a.silencedBy,
   };
   if (details) {
     json.payload = parseJson(a.payloadJson, {});

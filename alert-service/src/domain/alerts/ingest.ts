@@ -35,6 +35,8 @@ export interface IngestDeps {
   usage?: { used(projectId: number, integrationId: number): void };
   /** Paging (section 11): alert details show the escalation; the acknowledge link. Without it neither. */
   paging?: AlertPaging;
+  /** The recorded `silenced_by` of alerts (issue 24), shown with them; without it none is. */
+  silencedBy?(alertIds: number[]): Promise<Map<number, string[]>>;
 }
 
 export interface IngestRequest {

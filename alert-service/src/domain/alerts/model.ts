@@ -52,6 +52,8 @@ export interface Alert {
   payload: Record<string, unknown>;
   createdAt: Date;
   updatedAt: Date;
+  /** Read side only (not in the alert record): the silences that held its last held event (issue 24). */
+  silencedBy?: string[];
 }
 
 export interface ActivityEntry {

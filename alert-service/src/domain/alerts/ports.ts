@@ -204,6 +204,22 @@ export interface StatusChangeJob {
   note?: string;
 }
 
+/**
+ * Looks again at an alert whose firing event a silence held (issue 24), at the end of the
+ * earliest silence over it: still triggered and no longer covered → `alert.unsilenced`.
+ */
+export interface UnsilenceJob {
+  requestId: string;
+  projectId: number;
+  alertId: number;
+  /** ISO 8601: the end of the silence it waits for (with the alert, the job's idempotency key). */
+  at: string;
+  laneKey: string;
+}
+
+/** One timer per alert and silence end: a second hold of the alert until the same end adds nothing. */
+export const unsilenceJobId = (job: Pick<UnsilenceJob, "alertId" | "at">) => `unsilence-${job.alertId}-${Date.parse(job.at)}`;
+
 /** `conflict`: another unresolved alert has the fingerprint (a reopen is refused). */
 export type StatusChangeResult = { changed: boolean } | { conflict: true };
 
@@ -235,6 +251,8 @@ export interface AlertJobs {
     incidents: IncidentJob[];
     autoResolves: Array<{ job: AutoResolveJob; delayMs: number }>;
   }): Promise<void>;
+  /** Unsilence timers, each due at its `at` (durably, like auto-resolve; same id → added once); a due one runs at once. */
+  scheduleUnsilence(jobs: UnsilenceJob[]): Promise<void>;
   /** The outcome of a process-alert job once it finished, or undefined after `timeoutMs`. */
   waitFor(job: ProcessAlertJob, timeoutMs: number): Promise<AlertOutcome | undefined>;
   stats(): Promise<QueueStats>;

@@ -170,7 +170,7 @@ async function followUp(deps: ProcessingDeps, job: ProcessAlertJob, step: Step, 
       at,
       by: "processing",
     });
-    out.claims.push(...(await deps.reactions.claim(event, { settings: () => settingsOf(job.projectId) })));
+    out.claims.push(...(await deps.reactions.claim(event, { settings: () => settingsOf(job.projectId), alert })));
   }
 }
 

@@ -23,6 +23,13 @@ function oneOf<T extends string>(param: string, value: string | undefined, allow
   return value as T;
 }
 
+/** Alerts with their recorded `silenced_by` (`[]` when none). */
+async function withSilencedBy(deps: IngestDeps, alerts: Alert[]): Promise<Alert[]> {
+  if (!deps.silencedBy || alerts.length === 0) return alerts;
+  const found = await deps.silencedBy(alerts.map((a) => a.id));
+  return alerts.map((a) => ({ ...a, silencedBy: found.get(a.id) ?? [] }));
+}
+
 export interface ListAlertsRequest {
   projectIdOrPath: string;
   status?: string;
@@ -60,7 +67,7 @@ export async function listAlerts(deps: IngestDeps, req: ListAlertsRequest, ctx: 
     }),
     deps.integrations.opsgenieUrl(project.id),
   ]);
-  return { alerts, total, opsgenieUrl };
+  return { alerts: await withSilencedBy(deps, alerts), total, opsgenieUrl };
 }
 
 async function alertOf(deps: IngestDeps, projectIdOrPath: string, iid: number, ctx: CallContext) {
@@ -72,7 +79,12 @@ async function alertOf(deps: IngestDeps, projectIdOrPath: string, iid: number, c
 
 export async function getAlert(deps: IngestDeps, projectIdOrPath: string, iid: number, ctx: CallContext): Promise<AlertDetails> {
   const alert = await alertOf(deps, projectIdOrPath, iid, ctx);
-  return { ...alert, activity: await deps.stores.alerts.activity(alert.id), escalation: await escalationOf(deps, alert) };
+  const [withSilences] = await withSilencedBy(deps, [alert]);
+  return {
+    ...(withSilences ?? alert),
+    activity: await deps.stores.alerts.activity(alert.id),
+    escalation: await escalationOf(deps, alert),
+  };
 }
 
 /** An alert with its activity and its escalation (null when no policy applied to its latest trigger). */

@@ -1,4 +1,4 @@
-import type { AlertSettings, AlertStatus } from "./model.js";
+import type { Alert, AlertSettings, AlertStatus } from "./model.js";
 
 /**
  * Where e-mail, paging (issue 22), chat and webhooks (issue 23) and silences (issue 24) plug into
@@ -20,8 +20,8 @@ const ALERT_EVENT_KINDS = [
 ] as const;
 export type AlertEventKind = (typeof ALERT_EVENT_KINDS)[number];
 
-/** The job that made the change: the processing job (a payload), a user's status change, auto-resolve, the incident job, a page (issue 22). */
-export type AlertEventCause = "processing" | "status-change" | "auto-resolve" | "incident" | "paging";
+/** The job that made the change: the processing job (a payload), a user's status change, auto-resolve, the incident job, a page (issue 22), the end of a silence (issue 24). */
+export type AlertEventCause = "processing" | "status-change" | "auto-resolve" | "incident" | "paging" | "unsilence";
 
 /**
  * A change of an alert that people are told about. A repeat grouped into an open alert is no
@@ -59,7 +59,26 @@ export function statusEventKind(status: AlertStatus): AlertEventKind {
 /** What a reactor may read about the event's project without a store of its own (read once per batch). */
 interface ReactionContext {
   settings(): Promise<AlertSettings>;
+  /** The alert as the emitting path just wrote it, when it has it (else the gate reads it). */
+  alert?: Alert;
 }
+
+/** Events that are never held back: recoveries always pass (PRODUCT.md section 13). */
+const ALWAYS_PASS: ReadonlySet<AlertEventKind> = new Set(["alert.resolved", "incident.closed"]);
+
+/**
+ * What may hold an event back before any reactor sees it: silences (issue 24). `hold` answers
+ * undefined to let the event pass; otherwise the reactors are skipped and the gate's own claim
+ * (store writes made, e.g. a durable timer to look again) is enqueued through `enqueue` after the
+ * change committed.
+ */
+export interface ReactionGate<C = unknown> {
+  hold(event: AlertEvent, context: ReactionContext): Promise<{ claim: C | undefined } | undefined>;
+  enqueue(claims: C[]): Promise<void>;
+}
+
+/** The claim list index of the gate's own claims. */
+const GATE = -1;
 
 /**
  * One kind of reaction (e-mail today; paging, channels next). `claim` makes the reactor's store
@@ -93,16 +112,22 @@ export interface Reactions {
 /**
  * Composes reactors into one dispatcher. `settings` reads a project's alert settings for a
  * reactor when the emitting path did not pass a context (the processing job passes its batch's).
- * Silences (issue 24) will gate here, before the reactors.
+ * The `gate` (silences, issue 24) sees every event but recoveries first; an event it holds
+ * reaches no reactor.
  */
 export function createReactions(
   // biome-ignore lint/suspicious/noExplicitAny: each reactor's claims go back to it alone
   reactors: ReadonlyArray<Reactor<any>>,
   settings: (projectId: number) => Promise<AlertSettings>,
+  gate?: ReactionGate,
 ): Reactions {
   return {
     async claim(event, context) {
       const ctx = context ?? once(() => settings(event.projectId));
+      if (gate && !ALWAYS_PASS.has(event.kind)) {
+        const held = await gate.hold(event, ctx);
+        if (held) return held.claim === undefined ? [] : [{ reactor: GATE, value: held.claim }];
+      }
       const claims: Claim[] = [];
       for (let i = 0; i < reactors.length; i++) {
         const value = await (reactors[i] as Reactor).claim(event, ctx);
@@ -111,6 +136,8 @@ export function createReactions(
       return claims;
     },
     async enqueue(claims) {
+      const held = claims.filter((c) => c.reactor === GATE).map((c) => c.value);
+      if (gate && held.length) await gate.enqueue(held);
       for (let i = 0; i < reactors.length; i++) {
         const mine = claims.filter((c) => c.reactor === i).map((c) => c.value);
         if (mine.length) await (reactors[i] as Reactor).enqueue(mine);

@@ -7,11 +7,20 @@ import { incidentJob } from "./incidents.js";
 import { type IngestDeps, type IngestRequest, type IngestResult, ingest } from "./ingest.js";
 import type { ActivityEntry, Alert, AlertOutcome, AlertSettings, Incident } from "./model.js";
 import { type AlertOverview, alertOverview, openAlertsByProject, type ProjectOpenAlerts } from "./overview.js";
-import type { AutoResolveJob, IncidentJob, ProcessAlertJob, QueueStats, StatusChangeJob, StatusChangeResult } from "./ports.js";
+import type {
+  AutoResolveJob,
+  IncidentJob,
+  ProcessAlertJob,
+  QueueStats,
+  StatusChangeJob,
+  StatusChangeResult,
+  UnsilenceJob,
+} from "./ports.js";
 import { type BatchResult, type ProcessingDeps, processAlertJob, processAlertJobs } from "./processing.js";
 import * as q from "./queries.js";
 import { statusChangeJob } from "./status-change.js";
 import { sendTestAlert, type TestAlertRequest, type TestAlertResult } from "./test-alert.js";
+import { unsilenceJob } from "./unsilence.js";
 
 /** The alert use-cases (gRPC handlers call these). The job handlers are processing's (createJobHandlers). */
 export interface AlertsUseCases {
@@ -43,6 +52,7 @@ export interface AlertJobHandlers {
   setStatus(job: StatusChangeJob, logger: Logger): Promise<StatusChangeResult>;
   pageStart(job: PageStartJob, logger: Logger): Promise<void>;
   pageRule(job: PageRuleJob, logger: Logger): Promise<void>;
+  unsilence(job: UnsilenceJob, logger: Logger): Promise<void>;
 }
 
 /**
@@ -58,6 +68,7 @@ export function createJobHandlers(deps: ProcessingDeps, paging?: PagingDeps): Al
     incident: (job, logger) => incidentJob(deps, job, logger),
     autoResolve: (job, logger) => autoResolveJob(deps, job, logger),
     setStatus: (job, logger) => statusChangeJob(deps, job, logger),
+    unsilence: (job, logger) => unsilenceJob(deps, job, logger),
   };
 }
 

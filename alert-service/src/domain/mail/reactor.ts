@@ -8,6 +8,8 @@ import type { Transition } from "./ports.js";
  * status change, auto-resolve and incidents send no e-mail.
  */
 function transitionOf(event: AlertEvent): Transition | undefined {
+  // The last silence over a still-triggered alert ended (issue 24): the trigger's mail goes out now.
+  if (event.kind === "alert.unsilenced") return "triggered";
   if (event.by !== "processing") return undefined;
   if (event.kind === "alert.triggered") return "triggered";
   if (event.kind === "alert.resolved") return "resolved";

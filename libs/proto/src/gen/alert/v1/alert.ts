@@ -436,6 +436,11 @@ export interface Alert {
   createdAt: Date | undefined;
   updatedAt: Date | undefined;
   projectId: number;
+  /**
+   * Ids of the silences that held the alert's last held event (issue 24; empty when none, and
+   * again once the alert was unsilenced). Numbered apart from the fields other work adds.
+   */
+  silencedBy: string[];
   /** Details only: the alert's escalation (PRODUCT.md section 11); unset when no policy paged it. */
   escalation: Escalation | undefined;
 }
@@ -6035,6 +6040,7 @@ function createBaseAlert(): Alert {
     createdAt: undefined,
     updatedAt: undefined,
     projectId: 0,
+    silencedBy: [],
     escalation: undefined,
   };
 }
@@ -6100,6 +6106,9 @@ export const Alert: MessageFns<Alert> = {
     }
     if (message.projectId !== 0) {
       writer.uint32(160).int64(message.projectId);
+    }
+    for (const v of message.silencedBy) {
+      writer.uint32(242).string(v!);
     }
     if (message.escalation !== undefined) {
       Escalation.encode(message.escalation, writer.uint32(170).fork()).join();
@@ -6280,6 +6289,14 @@ export const Alert: MessageFns<Alert> = {
             message.projectId = longToNumber(reader.int64());
             continue;
           }
+          case 30: {
+            if (tag !== 242) {
+              break;
+            }
+
+            message.silencedBy.push(reader.string());
+            continue;
+          }
           case 21: {
             if (tag !== 170) {
               break;
@@ -6364,6 +6381,11 @@ export const Alert: MessageFns<Alert> = {
         : isSet(object.project_id)
         ? globalThis.Number(object.project_id)
         : 0,
+      silencedBy: globalThis.Array.isArray(object?.silencedBy)
+        ? object.silencedBy.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.silenced_by)
+        ? object.silenced_by.map((e: any) => globalThis.String(e))
+        : [],
       escalation: isSet(object.escalation) ? Escalation.fromJSON(object.escalation) : undefined,
     };
   },
@@ -6430,6 +6452,9 @@ export const Alert: MessageFns<Alert> = {
     if (message.projectId !== 0) {
       obj.projectId = Math.round(message.projectId);
     }
+    if (message.silencedBy?.length) {
+      obj.silencedBy = message.silencedBy;
+    }
     if (message.escalation !== undefined) {
       obj.escalation = Escalation.toJSON(message.escalation);
     }
@@ -6461,6 +6486,7 @@ export const Alert: MessageFns<Alert> = {
     message.createdAt = object.createdAt ?? undefined;
     message.updatedAt = object.updatedAt ?? undefined;
     message.projectId = object.projectId ?? 0;
+    message.silencedBy = object.silencedBy?.map((e) => e) || [];
     message.escalation = (object.escalation !== undefined && object.escalation !== null)
       ? Escalation.fromPartial(object.escalation)
       : undefined;
