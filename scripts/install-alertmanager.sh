@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs Prometheus Alertmanager (the peer that bench/storm.mjs measures Tocsin against) into
-# .tmp/bin/alertmanager with a pinned `go install`. Bench only: no test needs it.
+# Installs Prometheus Alertmanager into .tmp/bin/alertmanager with a pinned `go install`: the peer
+# that bench/storm.mjs measures Tocsin against, and the real sender of
+# tests/silences-alertmanager.test.ts (a silence holds one of its alerts).
 set -euo pipefail
 VERSION="${ALERTMANAGER_VERSION:-v0.28.1}"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
