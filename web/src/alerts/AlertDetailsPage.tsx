@@ -1,6 +1,8 @@
 import { Link } from "react-router";
+import { ACCESS } from "../api/types";
 import { projectPath } from "../projects/address";
 import { useCurrentProject } from "../projects/context";
+import { matchersForAlert, matcherText } from "../silences/matchers";
 import { CopyButton } from "../ui/CopyButton";
 import { ErrorMessage, isStatus } from "../ui/ErrorMessage";
 import { capitalize } from "../ui/format";
@@ -45,7 +47,7 @@ function StatusChange({ fullPath, alert }: { fullPath: string; alert: AlertDetai
 }
 
 export default function AlertDetailsPage({ iid }: { iid: number }) {
-  const { fullPath } = useCurrentProject();
+  const { fullPath, access } = useCurrentProject();
   const alert = useAlert(fullPath, iid);
   useDocumentTitle(alert.data ? `${alert.data.title} · Alert #${iid}` : `Alert #${iid}`);
   if (alert.isPending) return <Loading label="Loading the alert" />;
@@ -63,6 +65,17 @@ export default function AlertDetailsPage({ iid }: { iid: number }) {
         <Time iso={a.started_at} />
       </p>
       <StatusChange fullPath={fullPath} alert={a} />
+      {access >= ACCESS.maintainer && (
+        <p>
+          <Link
+            to={`${projectPath(fullPath, "alert_management", "silences")}?${new URLSearchParams(
+              matchersForAlert(a).map((m) => ["matcher", matcherText(m)]),
+            )}`}
+          >
+            Silence alerts like this
+          </Link>
+        </p>
+      )}
       <section aria-labelledby="details-title">
         <h2 id="details-title">Alert details</h2>
         <dl className="facts">
@@ -92,6 +105,17 @@ export default function AlertDetailsPage({ iid }: { iid: number }) {
           <dd>{a.environment ?? "—"}</dd>
           <dt>Fingerprint</dt>
           <dd className="mono">{a.fingerprint ?? "—"}</dd>
+          {a.silenced_by.length > 0 && (
+            <>
+              <dt>Silenced by</dt>
+              <dd>
+                <Link to={projectPath(fullPath, "alert_management", "silences")}>
+                  {a.silenced_by.length === 1 ? "1 silence" : `${a.silenced_by.length} silences`}
+                </Link>{" "}
+                <span className="mono">{a.silenced_by.join(", ")}</span>
+              </dd>
+            </>
+          )}
           <dt>Incident</dt>
           <dd>
             {a.incident ? (

@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from "react";
-import { useSearchParams } from "react-router";
+import { Link, useSearchParams } from "react-router";
+import { projectPath } from "../projects/address";
 import { useCurrentProject } from "../projects/context";
 import { ErrorMessage } from "../ui/ErrorMessage";
 import { capitalize } from "../ui/format";
@@ -98,6 +99,9 @@ export default function AlertsListPage() {
   return (
     <>
       <h1>Alerts</h1>
+      <p>
+        <Link to={projectPath(fullPath, "alert_management", "silences")}>Silences</Link>
+      </p>
       {alerts.data?.notice && <p className="message info">{alerts.data.notice}</p>}
       <search>
         <form className="toolbar" onSubmit={submit}>

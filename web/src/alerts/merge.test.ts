@@ -19,6 +19,7 @@ const alert = (iid: number, over: Partial<Alert>): Alert => ({
   incident: null,
   created_at: "2026-01-01T00:00:00.000Z",
   updated_at: "2026-01-01T00:00:00.000Z",
+  silenced_by: [],
   ...over,
 });
 

@@ -20,6 +20,8 @@ export interface Alert {
   incident: { iid: number } | null;
   created_at: string;
   updated_at: string;
+  /** The ids of the silences that cover the alert now (PRODUCT.md section 13); empty when none. */
+  silenced_by: string[];
 }
 
 /** An alert's escalation (PRODUCT.md section 11): the pages of its latest trigger and the next one due. */

@@ -17,6 +17,7 @@ import { ProjectOverviewPage } from "./ProjectOverviewPage";
 // Pages past the overview load on demand, so that the first load stays small.
 const AlertsListPage = lazyPage(() => import("../alerts/AlertsListPage"));
 const AlertDetailsPage = lazyPage(() => import("../alerts/AlertDetailsPage"));
+const SilencesPage = lazyPage(() => import("../silences/SilencesPage"));
 const IncidentsListPage = lazyPage(() => import("../incidents/IncidentsListPage"));
 const IncidentDetailsPage = lazyPage(() => import("../incidents/IncidentDetailsPage"));
 const OperationsSettingsPage = lazyPage(() => import("../integrations/OperationsSettingsPage"));
@@ -32,6 +33,7 @@ function pageFor(page: string[]): { element: ReactNode; minAccess: number } | nu
   const [a, b, c, ...rest] = page;
   if (page.length === 0) return { element: <ProjectOverviewPage />, minAccess: ACCESS.guest };
   if (a === "alert_management" && !b) return { element: <AlertsListPage />, minAccess: ACCESS.developer };
+  if (a === "alert_management" && b === "silences" && !c) return { element: <SilencesPage />, minAccess: ACCESS.developer };
   if (a === "alert_management" && isIid(b) && c === "details" && rest.length === 0)
     return { element: <AlertDetailsPage iid={Number(b)} />, minAccess: ACCESS.developer };
   if (a === "incidents" && !b) return { element: <IncidentsListPage />, minAccess: ACCESS.developer };
