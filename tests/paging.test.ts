@@ -2,6 +2,7 @@ import { createHmac } from "node:crypto";
 import { until } from "@tocsin/testing";
 import type { ParsedMail } from "mailparser";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { api } from "./api.js";
 import { type OncallWorld, startOncallWorld } from "./oncall-system.js";
 import { type SmtpSink, startSmtpSink } from "./smtp-sink.js";
 
@@ -201,6 +202,29 @@ for (const combo of combos) {
         (await notes(iid)).includes("paged nobody via escalation policy Escalate: nobody is on call in schedule Empty"),
       );
       expect((await details(iid)).escalation?.pages).toEqual([{ users: [], rule: 0, round: 0, at: expect.any(String) }]);
+    });
+
+    it("a page goes to the user's notification e-mail when they set one, else to their primary e-mail", async () => {
+      const address = `${combo.store}.${combo.queue}.pager@example.com`;
+      const added = await api(w.sys.url, w.sys.adminToken).post(`/api/v4/users/${w.users.bob.user.id}/emails`, {
+        email: address,
+        skip_confirmation: true,
+      });
+      expect(added.status, added.text).toBe(201);
+      const setEmail = (email: string) =>
+        w.as(w.users.bob).put(`/api/v4/notification_settings?notification_email=${encodeURIComponent(email)}`);
+      expect((await setEmail(address)).status).toBe(200);
+      try {
+        await setPolicy([user("bob", 0), schedule(1)]);
+        const iid = await trigger("Disk full N");
+        const isPage = (m: ParsedMail) =>
+          m.subject === "ops/pager | Paging: Disk full N" && m.headers.get("x-tocsin-alert-iid") === String(iid);
+        // cat set none: the primary e-mail; bob's page goes to the address he chose, not his primary.
+        await until(() => sink.to(address).filter(isPage).length === 1 && pagesTo("cat", iid).length === 1);
+        expect(pagesTo("bob", iid)).toEqual([]);
+      } finally {
+        expect((await setEmail(w.users.bob.user.email)).status).toBe(200);
+      }
     });
 
     it("the acknowledge link: GET changes nothing, POST acknowledges once, tampered 401, expired and revoked 410", async () => {

@@ -3,7 +3,7 @@ import { settingsV1 } from "@tocsin/proto";
 import type { Tracing } from "@tocsin/telemetry";
 import type { AlertRecipients } from "../domain/mail/ports.js";
 
-/** AlertRecipients over settings-service's ResolveAlertRecipients. Returns the client's close too. */
+/** AlertRecipients over settings-service's ResolveAlertRecipients and GetGlobalSetting. Returns the client's close too. */
 export function createAlertRecipients(address: string, tracing?: Tracing): AlertRecipients & { close(): void } {
   const client = createClient(settingsV1.SettingsServiceService, {
     target: "settings",
@@ -15,6 +15,14 @@ export function createAlertRecipients(address: string, tracing?: Tracing): Alert
     async forProject(projectId, ctx) {
       const { recipients } = await client.resolveAlertRecipients({ projectId }, ctx);
       return recipients.map((r) => ({ userId: r.userId, email: r.email }));
+    },
+    async notificationEmails(userIds, ctx) {
+      const settings = await Promise.all(
+        userIds.map(
+          async (userId) => [userId, (await client.getGlobalSetting({ userId }, ctx)).setting?.notificationEmail] as const,
+        ),
+      );
+      return new Map(settings.flatMap(([userId, email]) => (email ? [[userId, email] as const] : [])));
     },
     close: () => client.close(),
   };

@@ -11,6 +11,8 @@ export interface MailRecipient {
 /** Port over settings-service: whom to e-mail about the project's alerts, read fresh each call. */
 export interface AlertRecipients {
   forProject(projectId: number, ctx: CallContext): Promise<MailRecipient[]>;
+  /** Each user's notification e-mail (their global setting; the primary e-mail when they set none). */
+  notificationEmails(userIds: number[], ctx: CallContext): Promise<Map<number, string>>;
 }
 
 /** One rendered message, ready for any transport. Serialisable (queued as JSON). */

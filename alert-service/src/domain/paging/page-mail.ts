@@ -63,7 +63,7 @@ ${ackHtml}<p><a href="${escapeHtml(link)}">View the alert in ${escapeHtml(projec
 
 /**
  * The mail-queue `page` job: one send job per paged user who is still an active member (at their
- * e-mail address), keyed `<page key>:<user id>`, outside the storm digest.
+ * notification e-mail, or primary e-mail when they set none), keyed `<page key>:<user id>`, outside the storm digest.
  */
 export async function pageMail(deps: MailDeps & { members: ProjectMembers }, job: PageMailJob, logger: Logger): Promise<void> {
   const alert = await deps.alerts.getById(job.alertId);
@@ -73,9 +73,18 @@ export async function pageMail(deps: MailDeps & { members: ProjectMembers }, job
   const project = { id: ref.id, fullPath: ref.fullPath };
   const members = new Map<number, PagedMember>((await deps.members.members(job.projectId, ctx)).map((m) => [m.id, m]));
   const now = deps.clock.now();
-  const sends = job.users.flatMap((u) => {
+  const paged = job.users.filter((u) => {
     const member = members.get(u.id);
-    if (!member || member.blocked || !member.email) return [];
+    return member && !member.blocked;
+  });
+  const emails = await deps.recipients.notificationEmails(
+    paged.map((u) => u.id),
+    ctx,
+  );
+  const sends = paged.flatMap((u) => {
+    const member = members.get(u.id) as PagedMember;
+    const email = emails.get(u.id) ?? member.email;
+    if (!email) return [];
     const ackUrl = ackLink(deps.settings, alert.id, u.id, now);
     return [
       {
@@ -88,7 +97,7 @@ export async function pageMail(deps: MailDeps & { members: ProjectMembers }, job
           { key: job.key, policyName: job.policyName, ackUrl },
           {
             userId: u.id,
-            email: member.email,
+            email,
           },
         ),
       },
