@@ -11,7 +11,8 @@
 //   --only delivery|storm run one part
 // Part 1 measures delivery: messages per second from the first to the last arrival at a local
 // receiver, end to end (webhook → processing → channels reactor → channel queue → signed POST),
-// with storm control lifted and no pacing. Part 2 posts the same storm of distinct alerts to a
+// with storm control lifted and no pacing; then, in the same run, Prometheus Alertmanager
+// delivering as many alerts to as many webhooks of the same receiver (the ratio is reported). Part 2 posts the same storm of distinct alerts to a
 // project without channels and to one with Slack, Mattermost, Teams and a hook all on (default
 // storm control and pacing), in ABBA order: intake rates with and without channels, and how many
 // messages each destination got within the window (the storm limit is 30; one summary follows at
@@ -20,6 +21,7 @@ import { createServer } from "node:http";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { ADMIN_TOKEN, cpuSeconds, startSystem } from "./alert-system.mjs";
+import { notifyEachAlertConfig, postEachAlert, startAlertmanager } from "./storm/alertmanager.mjs";
 
 const { values: opt } = parseArgs({
   options: {
@@ -157,6 +159,32 @@ async function partDelivery(rx) {
   }
 }
 
+/**
+ * Part 1's baseline, in the same run: Prometheus Alertmanager delivering the same number of alerts
+ * to the same receiver, each alert notified on its own at once (`group_wait: 0s`) through
+ * `--hooks` webhook integrations of one receiver; posted one alert per request by 5 posters as
+ * Tocsin's are. Figure: messages/s from the first to the last arrival.
+ */
+async function partDeliveryBaseline(rx) {
+  const n = Number(opt.deliveries);
+  const hooks = Number(opt.hooks);
+  const webhooks = Array.from({ length: hooks }, (_, i) => `      - url: ${rx.url}/am/hook-${i}\n        send_resolved: false`);
+  const am = await startAlertmanager({ config: notifyEachAlertConfig(0, `    webhook_configs:\n${webhooks.join("\n")}`) });
+  try {
+    rx.reset();
+    log(`part 1 baseline: Alertmanager ${am.version}, ${n} alerts × ${hooks} webhooks`);
+    await postEachAlert(am.url, n, 5, (i) => ({ labels: { alertname: `deliver-${i}`, severity: "high" } }));
+    await until(() => rx.total() >= n * hooks, 30 * 60_000, "part 1 baseline messages");
+    const { first, last } = rx.span();
+    const span = (last - first) / 1000;
+    const result = { alertmanager: am.version, messages: n * hooks, spanS: span, messagesPerS: (n * hooks - 1) / span };
+    log("part 1 baseline:", JSON.stringify(result));
+    return result;
+  } finally {
+    await am.stop();
+  }
+}
+
 async function partStorm(rx) {
   const n = Number(opt.alerts);
   const concurrency = Number(opt.concurrency);
@@ -199,8 +227,10 @@ async function partStorm(rx) {
 const rx = await startReceiver();
 try {
   const delivery = opt.only === "storm" ? undefined : await partDelivery(rx);
+  const baseline = opt.only === "storm" ? undefined : await partDeliveryBaseline(rx);
+  if (delivery && baseline) delivery.ratioToAlertmanager = delivery.messagesPerS / baseline.messagesPerS;
   const stormResult = opt.only === "delivery" ? undefined : await partStorm(rx);
-  console.log(JSON.stringify({ queue: opt.queue, delivery, storm: stormResult }, null, 2));
+  console.log(JSON.stringify({ queue: opt.queue, delivery, baseline, storm: stormResult }, null, 2));
 } finally {
   await rx.close();
 }

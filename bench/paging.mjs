@@ -12,10 +12,13 @@
 // figure is the delay from each page's due time to its acceptance by a local smtp-server:
 // due = the alert's created_at + elapsed (the trigger's time is taken in the same batch, just
 // after created_at: the delay is, if anything, overstated by that gap). p50, p99, max.
+// The baseline, first in the same run: Prometheus Alertmanager (.tmp/bin, v0.28.1) e-mailing as many
+// alerts to the same smtp-server after the same wait (group_wait), its delay measured the same way.
 // Every service runs in its own process from its build; every target is 127.0.0.1.
 import { parseArgs } from "node:util";
 import { SMTPServer } from "smtp-server";
 import { ADMIN_TOKEN, cpuSeconds, freePort, startSystem } from "./alert-system.mjs";
+import { notifyEachAlertConfig, postEachAlert, startAlertmanager } from "./storm/alertmanager.mjs";
 
 const { values: opt } = parseArgs({
   options: {
@@ -35,6 +38,7 @@ const log = (...a) => console.log(`[${new Date().toISOString().slice(11, 19)}]`,
 async function startSink() {
   const port = await freePort();
   const pages = [];
+  const amPages = [];
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ["STARTTLS", "AUTH"],
@@ -50,12 +54,14 @@ async function startSink() {
         const project = /^X-Tocsin-Project: (.*)$/im.exec(head)?.[1]?.trim();
         const iid = Number(/^X-Tocsin-Alert-IID: (\d+)/im.exec(head)?.[1]);
         if (/^X-Tocsin-Page:/im.test(head)) pages.push({ project, iid, acceptedAt });
+        const am = /^Subject: am-page (\d+)/im.exec(head);
+        if (am) amPages.push({ i: Number(am[1]), acceptedAt });
         callback();
       });
     },
   });
   await new Promise((resolve) => server.listen(port, "127.0.0.1", resolve));
-  return { url: `smtp://127.0.0.1:${port}`, pages, close: () => new Promise((r) => server.close(r)) };
+  return { url: `smtp://127.0.0.1:${port}`, port, pages, amPages, close: () => new Promise((r) => server.close(r)) };
 }
 
 async function call(url, method, path, body) {
@@ -139,8 +145,40 @@ const summary = (xs) => {
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
+/**
+ * The baseline, in the same run: Prometheus Alertmanager e-mailing the same number of alerts to the
+ * same smtp-server, each alert notified on its own `--elapsed` seconds after Alertmanager took it
+ * (`group_wait`), posted one alert per request by `--concurrency` posters as Tocsin's are. The
+ * delay is measured the same way: SMTP acceptance − (accepted + elapsed).
+ */
+async function baseline(sink) {
+  const receiver = `    email_configs:
+      - to: oncall@example.com
+        from: alertmanager@example.com
+        smarthost: 127.0.0.1:${sink.port}
+        require_tls: false
+        send_resolved: false
+        headers:
+          Subject: 'am-page {{ .CommonLabels.n }}'`;
+  const am = await startAlertmanager({ config: notifyEachAlertConfig(ELAPSED_S, receiver) });
+  try {
+    log(`baseline: Alertmanager ${am.version}, ${N} alerts, group_wait ${ELAPSED_S} s, e-mail to the same smtp-server`);
+    const acceptedAt = await postEachAlert(am.url, N, Number(opt.concurrency), (i) => ({
+      labels: { alertname: `burst-${i}`, n: String(i), severity: "critical" },
+    }));
+    await until(() => sink.amPages.length >= N, 10 * 60_000, `${N} Alertmanager e-mails`);
+    const delays = sink.amPages.map((p) => p.acceptedAt - (acceptedAt[p.i] + ELAPSED_S * 1000));
+    const result = { alertmanager: am.version, mails: sink.amPages.length, delayMs: summary(delays) };
+    log("baseline:", JSON.stringify(result));
+    return result;
+  } finally {
+    await am.stop();
+  }
+}
+
 async function main() {
   const sink = await startSink();
+  const peer = await baseline(sink);
   const sys = await startSystem({ queue: opt.queue, env: { SMTP_URL: sink.url } });
   try {
     const group = await call(sys.url, "POST", "/api/v4/groups", { name: "bench", path: "bench", plan: "premium" });
@@ -202,6 +240,7 @@ async function main() {
       dueToPagedMs: summary(rows.map((r) => r.toPaged)),
       pagedToSmtpMs: summary(rows.map((r) => r.toSmtp)),
       cpuS,
+      alertmanager: peer,
     };
     log(JSON.stringify(result));
     return result;

@@ -31,12 +31,15 @@ function version(bin) {
   }
 }
 
-/** Starts Alertmanager; resolves to `{ url, pid, version, stop() }` once `/-/ready` answers 200. */
-export async function startAlertmanager() {
+/**
+ * Starts Alertmanager; resolves to `{ url, pid, version, stop() }` once `/-/ready` answers 200.
+ * `config`: its configuration file's text (default: one receiver with no integrations).
+ */
+export async function startAlertmanager({ config = CONFIG } = {}) {
   const bin = binary();
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "tocsin-storm-am-"));
-  writeFileSync(join(dir, "alertmanager.yml"), CONFIG);
+  writeFileSync(join(dir, "alertmanager.yml"), config);
   const args = [
     `--config.file=${join(dir, "alertmanager.yml")}`,
     `--storage.path=${join(dir, "data")}`,
@@ -68,4 +71,46 @@ export async function alertmanagerCount(url) {
   const res = await fetch(`${url}/api/v2/alerts?silenced=false&inhibited=false`);
   const list = await res.json();
   return Array.isArray(list) ? list.length : 0;
+}
+
+/**
+ * A configuration that notifies every alert on its own (`group_by: ['...']`) after `groupWaitS`,
+ * once (no repeats within the bench), through `receiver` (the YAML of one receiver's integrations,
+ * indented under `- name: bench`): the peer's own path from intake to a message, for the benches
+ * that measure Tocsin's (channels.mjs, paging.mjs).
+ */
+export function notifyEachAlertConfig(groupWaitS, receiver) {
+  return `route:
+  receiver: bench
+  group_by: ['...']
+  group_wait: ${groupWaitS}s
+  group_interval: 1h
+  repeat_interval: 24h
+receivers:
+  - name: bench
+${receiver}
+`;
+}
+
+/**
+ * Posts `n` alerts (one per request, as Tocsin's benches post) with `concurrency` posters to
+ * Alertmanager's API; `alert(i)` builds the i-th. Resolves to each alert's acceptance time (ms).
+ */
+export async function postEachAlert(url, n, concurrency, alert) {
+  const acceptedAt = new Array(n);
+  let next = 0;
+  const poster = async () => {
+    for (let i = next++; i < n; i = next++) {
+      const res = await fetch(`${url}/api/v2/alerts`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify([alert(i)]),
+      });
+      await res.text();
+      if (res.status !== 200) throw new Error(`alertmanager refused alert ${i}: ${res.status}`);
+      acceptedAt[i] = Date.now();
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, poster));
+  return acceptedAt;
 }
