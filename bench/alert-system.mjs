@@ -18,6 +18,35 @@ const CLK_TCK = 100; // Linux USER_HZ
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * One REST call to the gateway as `token` (default the admin's): `{ json, headers }`; a status
+ * ≥ 300 throws with the answer. A kept-alive connection that the server closed while it idled
+ * (between a bench's phases) is retried once, on a new connection.
+ */
+export async function rest(url, method, path, { body, token = ADMIN_TOKEN } = {}) {
+  const request = () =>
+    fetch(`${url}${path}`, {
+      method,
+      headers: { "private-token": token, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const res = await request().catch(request);
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return { json: text ? JSON.parse(text) : undefined, headers: res.headers };
+}
+
+/** Polls `check` every 100 ms until it answers a truthy value (which it resolves to); throws after `timeoutMs`. */
+export async function until(check, timeoutMs, what) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
+    await sleep(100);
+  }
+}
+
 /** A free TCP port on 127.0.0.1 (released before use: a tiny race, acceptable for a bench). */
 export function freePort() {
   return new Promise((res, rej) => {

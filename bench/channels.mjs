@@ -20,7 +20,7 @@
 import { createServer } from "node:http";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
-import { ADMIN_TOKEN, cpuSeconds, startSystem } from "./alert-system.mjs";
+import { ADMIN_TOKEN, cpuSeconds, rest, startSystem, until } from "./alert-system.mjs";
 import { notifyEachAlertConfig, postEachAlert, startAlertmanager } from "./storm/alertmanager.mjs";
 
 const { values: opt } = parseArgs({
@@ -65,26 +65,7 @@ async function startReceiver() {
   };
 }
 
-async function call(url, method, path, token, body) {
-  const res = await fetch(`${url}${path}`, {
-    method,
-    headers: { "private-token": token, ...(body ? { "content-type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return { json: text ? JSON.parse(text) : undefined, headers: res.headers };
-}
-
-async function until(check, timeoutMs, what) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const call = (url, method, path, token, body) => rest(url, method, path, { body, token });
 
 /** A project with an HTTP integration and the given destinations (paths on the receiver). */
 async function seedProject(sys, rx, name, { hooks = 0, chat = false }) {

@@ -14,7 +14,7 @@ import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { chromium } from "playwright-core";
-import { ADMIN_TOKEN, startSystem } from "./alert-system.mjs";
+import { rest, startSystem } from "./alert-system.mjs";
 
 const { values: args } = parseArgs({
   options: { alerts: { type: "string", default: "10000" }, runs: { type: "string", default: "5" } },
@@ -24,16 +24,7 @@ const RUNS = Number(args.runs);
 const PASSWORD = "bench-user-password";
 const ADMIN_PASSWORD = "bench-root-password";
 
-async function call(url, method, path, body, token = ADMIN_TOKEN) {
-  const res = await fetch(`${url}${path}`, {
-    method,
-    headers: { "PRIVATE-TOKEN": token, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path} → ${res.status} ${text}`);
-  return { json: text ? JSON.parse(text) : null, headers: res.headers };
-}
+const call = (url, method, path, body, token) => rest(url, method, path, { body, token });
 
 async function seed(url) {
   const user = (

@@ -19,7 +19,7 @@
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { SMTPServer } from "smtp-server";
-import { ADMIN_TOKEN, cpuSeconds, freePort, startSystem } from "./alert-system.mjs";
+import { ADMIN_TOKEN, cpuSeconds, freePort, rest, startSystem, until } from "./alert-system.mjs";
 
 const { values: opt } = parseArgs({
   options: {
@@ -60,26 +60,7 @@ async function startSink() {
   return { url: `smtp://127.0.0.1:${port}`, subjects, lastAt: () => last, close: () => new Promise((r) => server.close(r)) };
 }
 
-async function call(url, method, path, token, body) {
-  const res = await fetch(`${url}${path}`, {
-    method,
-    headers: { "private-token": token, ...(body ? { "content-type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return { json: text ? JSON.parse(text) : undefined, headers: res.headers };
-}
-
-async function until(check, timeoutMs, what) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const call = (url, method, path, token, body) => rest(url, method, path, { body, token });
 
 /** A user owning a project with `maintainers` more members at level 40, and an HTTP integration. */
 async function seedProject(sys, name, maintainers, sendEmail) {

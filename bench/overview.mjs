@@ -25,7 +25,7 @@ import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import Database from "better-sqlite3";
 import { chromium } from "playwright-core";
-import { ADMIN_TOKEN, startSystem } from "./alert-system.mjs";
+import { rest, startSystem } from "./alert-system.mjs";
 
 const { values: args } = parseArgs({
   options: {
@@ -41,20 +41,7 @@ const RUNS = Number(args.runs);
 const SEVERITIES = 6;
 const ADMIN_PASSWORD = "bench-root-password";
 
-async function call(url, method, path, body, token = ADMIN_TOKEN) {
-  const request = () =>
-    fetch(`${url}${path}`, {
-      method,
-      headers: { "PRIVATE-TOKEN": token, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  // A kept-alive connection idle past the server's keep-alive timeout (the seeding) may be closed
-  // under the next request: once, on a new connection.
-  const res = await request().catch(request);
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path} → ${res.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
+const call = async (url, method, path, body, token) => (await rest(url, method, path, { body, token })).json;
 
 async function seedViaApi(url) {
   const group = await call(url, "POST", "/api/v4/groups", { name: "Big", path: "big", plan: "premium" });

@@ -17,7 +17,7 @@
 // Every service runs in its own process from its build; every target is 127.0.0.1.
 import { parseArgs } from "node:util";
 import { SMTPServer } from "smtp-server";
-import { ADMIN_TOKEN, cpuSeconds, freePort, startSystem } from "./alert-system.mjs";
+import { ADMIN_TOKEN, cpuSeconds, freePort, rest, startSystem, until } from "./alert-system.mjs";
 import { notifyEachAlertConfig, postEachAlert, startAlertmanager } from "./storm/alertmanager.mjs";
 
 const { values: opt } = parseArgs({
@@ -64,26 +64,7 @@ async function startSink() {
   return { url: `smtp://127.0.0.1:${port}`, port, pages, amPages, close: () => new Promise((r) => server.close(r)) };
 }
 
-async function call(url, method, path, body) {
-  const res = await fetch(`${url}${path}`, {
-    method,
-    headers: { "private-token": ADMIN_TOKEN, ...(body ? { "content-type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return text ? JSON.parse(text) : undefined;
-}
-
-async function until(check, timeoutMs, what) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const call = async (url, method, path, body) => (await rest(url, method, path, { body })).json;
 
 /** A Premium project with a member on call around the clock, a policy paging them, an integration. */
 async function seedProject(sys, group, k) {
