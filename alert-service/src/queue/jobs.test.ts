@@ -206,6 +206,7 @@ describe("createTimerRunner", () => {
     const lookups = {
       directory: { policy: async () => undefined, oncall: async () => undefined },
       members: { members: async () => [{ id: 3, username: "ann", email: "ann@example.com", blocked: false }] },
+      escalations: { get: async () => undefined },
     };
     const moved = await createTimerRunner(queue, lookups).batch([
       { id: "page:9:op:0:0", name: "page-rule", attempt: 1, data: rule },
@@ -220,5 +221,48 @@ describe("createTimerRunner", () => {
     ]);
     expect(ok(run)).toEqual([true]);
     expect(calls).toEqual(["pageRule(0,0)"]);
+  });
+
+  it("moves a page-start into its lane with the policy read now, unless the project has none and the alert never escalated", async () => {
+    const queue = recordingQueue();
+    const policy = { id: 1, name: "P", rules: [], repeatEverySeconds: null, maxRepeats: 0 };
+    const start = (alertId: number, projectId: number) => ({
+      requestId: "r",
+      projectId,
+      alertId,
+      laneKey: `${projectId}:fp${alertId}`,
+      triggerOp: "op",
+      triggeredAt: "2026-11-21T09:00:00.000Z",
+    });
+    let policyCalls = 0;
+    const lookups = {
+      // Project 1 has a policy, project 2 none; alert 22 (project 2) escalated under an earlier trigger.
+      directory: {
+        policy: async (projectId: number) => {
+          policyCalls++;
+          return projectId === 1 ? policy : undefined;
+        },
+        oncall: async () => undefined,
+      },
+      members: { members: async () => [] },
+      escalations: { get: async (alertId: number) => (alertId === 22 ? ({} as never) : undefined) },
+    };
+    const moved = await createTimerRunner(queue, lookups).batch(
+      [start(11, 1), start(21, 2), start(22, 2)].map((data) => ({
+        id: `page-start:${data.alertId}:op`,
+        name: "page-start",
+        attempt: 1,
+        data,
+      })),
+    );
+    expect(ok(moved)).toEqual([true, true, true]);
+    // Alert 21: no policy, nothing to stop: no lane job. Alert 22: policy null stops the earlier escalation.
+    expect(
+      queue.added.map((j) => [j.name, (j.data as { alertId: number }).alertId, (j.data as { policy: unknown }).policy]),
+    ).toEqual([
+      ["page-start-apply", 11, policy],
+      ["page-start-apply", 22, null],
+    ]);
+    expect(policyCalls).toBe(3);
   });
 });

@@ -280,7 +280,7 @@ const TIMER_BATCH = 64;
  * `lookups` (no paging), a page-start finds no policy and a rule pages nobody.
  */
 export function createTimerRunner(queue: JobQueue, lookups?: PagingLookups, lanes = DEFAULT_LANES): BatchWorker {
-  const toLaneJob = async (job: RunningJob): Promise<QueuedJob> => {
+  const toLaneJob = async (job: RunningJob): Promise<QueuedJob | undefined> => {
     const invalid = () => new UnrecoverableJobError(`invalid job ${job.name} ${job.id}`);
     if (job.name === JOB_NAMES.unsilence) {
       const unsilence = unsilenceSchema.safeParse(job.data);
@@ -297,7 +297,8 @@ export function createTimerRunner(queue: JobQueue, lookups?: PagingLookups, lane
     if (job.name === JOB_NAMES.pageStart) {
       const start = pageStartSchema.safeParse(job.data);
       if (!start.success) throw invalid();
-      const data = lookups ? await withPolicy(lookups, start.data) : { ...start.data, policy: null };
+      const data = lookups ? await withPolicy(lookups, start.data) : undefined;
+      if (!data) return undefined; // no policy and nothing to stop
       return { id: pageStartJobId(start.data), name: JOB_NAMES.pageStartApply, lane: laneOf(start.data.laneKey, lanes), data };
     }
     const parsed = autoResolveSchema.safeParse(job.data);
@@ -310,8 +311,8 @@ export function createTimerRunner(queue: JobQueue, lookups?: PagingLookups, lane
     async batch(jobs) {
       const settled = await Promise.allSettled(jobs.map(toLaneJob));
       const failed = settled.findIndex((s) => s.status === "rejected");
-      const done = (failed < 0 ? settled : settled.slice(0, failed)) as Array<PromiseFulfilledResult<QueuedJob>>;
-      await queue.addBulk(done.map((s) => s.value));
+      const done = (failed < 0 ? settled : settled.slice(0, failed)) as Array<PromiseFulfilledResult<QueuedJob | undefined>>;
+      await queue.addBulk(done.flatMap((s) => (s.value ? [s.value] : [])));
       const outcomes: JobOutcome[] = done.map(() => ({ ok: true, result: null }));
       const failure = settled[failed];
       if (failure?.status === "rejected") outcomes.push({ ok: false, error: failure.reason });

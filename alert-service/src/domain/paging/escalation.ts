@@ -16,6 +16,7 @@ import type {
 export interface PagingLookups {
   directory: OncallDirectory;
   members: ProjectMembers;
+  escalations: Pick<EscalationStore, "get">;
 }
 
 export interface PagingDeps {
@@ -30,9 +31,16 @@ export interface PagingDeps {
 
 const delayTo = (clock: Clock, due: Date) => Math.max(0, due.getTime() - clock.now().getTime());
 
-/** The timer runner's side of `page-start`: the project's policy, read now (settings-service). */
-export async function withPolicy(deps: PagingLookups, job: PageStartJob): Promise<PageStartJob> {
-  return { ...job, policy: (await deps.directory.policy(job.projectId, { requestId: job.requestId })) ?? null };
+/**
+ * The timer runner's side of `page-start`: the project's policy, read now (settings-service).
+ * Undefined when there is nothing to do in the lane: the project has no policy and the alert has
+ * never escalated (no earlier trigger to stop). Most projects have no policy, and in a storm this
+ * saves each new alert a lane job and a write.
+ */
+export async function withPolicy(deps: PagingLookups, job: PageStartJob): Promise<PageStartJob | undefined> {
+  const policy = (await deps.directory.policy(job.projectId, { requestId: job.requestId })) ?? null;
+  if (!policy && !(await deps.escalations.get(job.alertId))) return undefined;
+  return { ...job, policy };
 }
 
 /** The timer runner's side of a due rule: whom it pages now (settings-service, auth-service). */
