@@ -8,7 +8,9 @@ export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions, externalConditions: ["tocsin-src"] } },
   test: {
-    include: ["**/src/**/*.test.ts", "tests/**/*.test.ts"],
+    // Component tests of the console (React Testing Library) are web/src/**/*.test.tsx; each
+    // names its DOM environment (`// @vitest-environment jsdom`): every other file runs in Node.
+    include: ["**/src/**/*.test.ts", "web/src/**/*.test.tsx", "tests/**/*.test.ts"],
     exclude: ["**/node_modules/**", "**/dist/**"],
     globalSetup: ["./tests/global-setup.ts"],
     testTimeout: 30_000,

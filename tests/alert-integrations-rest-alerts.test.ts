@@ -132,6 +132,27 @@ describe("alerts, incidents, settings and test alerts over REST", () => {
     expect((await as(developer).get(`${base()}/alerts/x`)).body).toEqual({ error: "alert_iid is invalid" });
   });
 
+  it("lists several statuses in one request, comma-separated (the console's Open tab)", async () => {
+    // Disk full (high) and Disk slow (info) are triggered; CPU hot (low) was acknowledged above.
+    const titles = (body: Array<{ title: string }>) => body.map((a) => a.title);
+    const open = await as(developer).get(`${base()}/alerts?status=triggered,acknowledged&order_by=severity&sort=desc`);
+    expect(open.status, open.text).toBe(200);
+    expect(titles(open.body)).toEqual(["Disk full", "CPU hot", "Disk slow"]);
+    expect(open.headers.get("x-total")).toBe("3");
+    const second = await as(developer).get(
+      `${base()}/alerts?status=triggered,acknowledged&order_by=severity&sort=asc&per_page=1&page=2`,
+    );
+    expect(titles(second.body)).toEqual(["CPU hot"]);
+    expect(second.headers.get("x-total-pages")).toBe("3");
+    const ackOrResolved = await as(developer).get(`${base()}/alerts?status=acknowledged,resolved`);
+    expect(titles(ackOrResolved.body)).toEqual(["CPU hot"]);
+    expect(ackOrResolved.headers.get("x-total")).toBe("1");
+    expect((await as(developer).get(`${base()}/alerts?status=triggered,open`)).body).toEqual({
+      error: "status does not have a valid value",
+    });
+    expect((await as(developer).get(`${base()}/alerts?status=triggered,`)).status).toBe(400);
+  });
+
   it("lists incidents and shows one", async () => {
     const list = await as(developer).get(`${base()}/incidents`);
     expect(list.status).toBe(200);

@@ -97,6 +97,19 @@ export function optionalEnum<T extends string>(
   return value as T;
 }
 
+/** Comma-separated values each among `allowed` (`triggered,acknowledged`), joined again; an unknown one → `<name> is invalid`. */
+export function optionalEnumList<T extends string>(
+  params: Record<string, unknown>,
+  name: string,
+  allowed: readonly T[],
+): string | undefined {
+  const value = optionalString(params, name);
+  if (value === undefined) return undefined;
+  const parts = value.split(",").map((v) => v.trim());
+  if (parts.some((v) => !(allowed as readonly string[]).includes(v))) throw paramValueInvalid(name);
+  return parts.join(",");
+}
+
 /** A calendar date `YYYY-MM-DD` that exists; anything else → `<name> is invalid`. */
 export function optionalDate(params: Record<string, unknown>, name: string): string | undefined {
   const value = optionalString(params, name);

@@ -3,7 +3,7 @@ import { type Response, Router } from "express";
 import type { GatewayDeps } from "../deps.js";
 import { callContext } from "../http/context.js";
 import { pageFromRequest, setPaginationHeaders } from "../http/pagination.js";
-import { optionalBoolean, optionalEnum, optionalString, readParams } from "../http/params.js";
+import { optionalBoolean, optionalEnum, optionalEnumList, optionalString, readParams } from "../http/params.js";
 import { toAlertJson, toAlertSettingsJson, toIncidentJson } from "../presenters/alerts.js";
 import { must } from "../presenters/must.js";
 import { overviewRoutes } from "./alert-overview.js";
@@ -64,7 +64,8 @@ export function alertRoutes(deps: GatewayDeps): Router {
     const page = pageFromRequest(req);
     const request = {
       projectIdOrPath: projectOf(req),
-      status: optionalEnum(q, "status", STATUSES) ?? "",
+      // One status or several, comma-separated (`triggered,acknowledged`: the console's Open tab).
+      status: optionalEnumList(q, "status", STATUSES) ?? "",
       search: optionalString(q, "search") ?? "",
       severity: optionalEnum(q, "severity", SEVERITIES) ?? "",
       monitoringTool: optionalString(q, "monitoring_tool") ?? "",

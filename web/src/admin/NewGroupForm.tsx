@@ -1,6 +1,7 @@
 import { type FormEvent, useState } from "react";
 import type { Tier } from "../api/types";
 import { ErrorMessage } from "../ui/ErrorMessage";
+import { Field } from "../ui/Field";
 import { PLANS, useCreateGroup } from "./api";
 
 export function NewGroupForm() {
@@ -30,24 +31,23 @@ export function NewGroupForm() {
   return (
     <form className="card stack" onSubmit={submit} aria-labelledby="new-group-title">
       <h3 id="new-group-title">New group</h3>
-      <label className="field">
-        <span>Group name</span>
-        <input required value={name} onChange={(e) => setName(e.target.value)} />
-      </label>
-      <label className="field">
-        <span>Group URL (path; from the name when empty)</span>
-        <input value={path} onChange={(e) => setPath(e.target.value)} />
-      </label>
-      <label className="field">
-        <span>Plan</span>
-        <select value={plan} onChange={(e) => setPlan(e.target.value as Tier)}>
-          {PLANS.map((p) => (
-            <option key={p.value} value={p.value}>
-              {p.label}
-            </option>
-          ))}
-        </select>
-      </label>
+      <Field label="Group name">
+        {(control) => <input {...control} required value={name} onChange={(e) => setName(e.target.value)} />}
+      </Field>
+      <Field label="Group URL (path; from the name when empty)">
+        {(control) => <input {...control} value={path} onChange={(e) => setPath(e.target.value)} />}
+      </Field>
+      <Field label="Plan">
+        {(control) => (
+          <select {...control} value={plan} onChange={(e) => setPlan(e.target.value as Tier)}>
+            {PLANS.map((p) => (
+              <option key={p.value} value={p.value}>
+                {p.label}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
       {create.isError && <ErrorMessage error={create.error} />}
       {create.isSuccess && (
         <p role="status" className="message success">

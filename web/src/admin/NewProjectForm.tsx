@@ -1,11 +1,11 @@
 import { type FormEvent, useState } from "react";
 import { Link } from "react-router";
 import { ErrorMessage } from "../ui/ErrorMessage";
-import { useAllGroups, useCreateProject } from "./api";
+import { Field } from "../ui/Field";
+import { type useAllGroups, useCreateProject } from "./api";
 
-/** A project in a group (its tier is the group's plan) or in the administrator's own namespace. */
-export function NewProjectForm() {
-  const groups = useAllGroups();
+/** A project in a group (its tier is the group's plan) or in the administrator's own namespace; the page reads the groups. */
+export function NewProjectForm({ groups }: { groups: ReturnType<typeof useAllGroups> }) {
   const create = useCreateProject();
   const [name, setName] = useState("");
   const [path, setPath] = useState("");
@@ -31,26 +31,24 @@ export function NewProjectForm() {
       <h2 id="projects-title">Projects</h2>
       <form className="card stack" onSubmit={submit} aria-labelledby="new-project-title">
         <h3 id="new-project-title">New project</h3>
-        <label className="field">
-          <span>Project name</span>
-          <input required value={name} onChange={(e) => setName(e.target.value)} />
-        </label>
-        <label className="field">
-          <span>Project slug (path; from the name when empty)</span>
-          <input value={path} onChange={(e) => setPath(e.target.value)} />
-        </label>
-        <label className="field">
-          <span>Group</span>
-          <select value={namespace} onChange={(e) => setNamespace(e.target.value)} disabled={groups.isPending}>
-            <option value="">(your personal namespace)</option>
-            {groups.data?.map((g) => (
-              <option key={g.id} value={g.id}>
-                {g.full_path}
-              </option>
-            ))}
-          </select>
-        </label>
-        {groups.isError && <ErrorMessage error={groups.error} />}
+        <Field label="Project name">
+          {(control) => <input {...control} required value={name} onChange={(e) => setName(e.target.value)} />}
+        </Field>
+        <Field label="Project slug (path; from the name when empty)">
+          {(control) => <input {...control} value={path} onChange={(e) => setPath(e.target.value)} />}
+        </Field>
+        <Field label="Group" error={groups.error}>
+          {(control) => (
+            <select {...control} value={namespace} onChange={(e) => setNamespace(e.target.value)} disabled={groups.isPending}>
+              <option value="">(your personal namespace)</option>
+              {groups.data?.map((g) => (
+                <option key={g.id} value={g.id}>
+                  {g.full_path}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
         {create.isError && <ErrorMessage error={create.error} />}
         {create.isSuccess && (
           <p role="status" className="message success">

@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from "react";
 import { ErrorMessage } from "../ui/ErrorMessage";
+import { Field } from "../ui/Field";
 import { useCreateUser } from "./api";
 
 const EMPTY = { username: "", email: "", name: "", password: "", admin: false };
@@ -19,29 +20,26 @@ export function NewUserForm() {
   return (
     <form className="card stack" onSubmit={submit} aria-labelledby="new-user-title">
       <h3 id="new-user-title">New user</h3>
-      <label className="field">
-        <span>Name</span>
-        <input required value={form.name} onChange={set("name")} />
-      </label>
-      <label className="field">
-        <span>Username</span>
-        <input required value={form.username} onChange={set("username")} autoComplete="off" />
-      </label>
-      <label className="field">
-        <span>Email</span>
-        <input required type="email" value={form.email} onChange={set("email")} autoComplete="off" />
-      </label>
-      <label className="field">
-        <span>Password</span>
-        <input
-          required
-          type="password"
-          minLength={8}
-          value={form.password}
-          onChange={set("password")}
-          autoComplete="new-password"
-        />
-      </label>
+      <Field label="Name">{(control) => <input {...control} required value={form.name} onChange={set("name")} />}</Field>
+      <Field label="Username">
+        {(control) => <input {...control} required value={form.username} onChange={set("username")} autoComplete="off" />}
+      </Field>
+      <Field label="Email">
+        {(control) => <input {...control} required type="email" value={form.email} onChange={set("email")} autoComplete="off" />}
+      </Field>
+      <Field label="Password">
+        {(control) => (
+          <input
+            {...control}
+            required
+            type="password"
+            minLength={8}
+            value={form.password}
+            onChange={set("password")}
+            autoComplete="new-password"
+          />
+        )}
+      </Field>
       <label className="check">
         <input type="checkbox" checked={form.admin} onChange={set("admin")} />
         <span>Administrator</span>

@@ -1,4 +1,5 @@
 import { type FormEvent, useState } from "react";
+import { Field } from "../ui/Field";
 
 /** A search box for an Admin Area list: `onSearch` gets the trimmed text when submitted. */
 export function SearchForm({ label, onSearch }: { label: string; onSearch: (text: string) => void }) {
@@ -10,10 +11,9 @@ export function SearchForm({ label, onSearch }: { label: string; onSearch: (text
   return (
     <search>
       <form className="toolbar" onSubmit={submit}>
-        <label className="field inline">
-          <span>{label}</span>
-          <input type="search" value={text} onChange={(e) => setText(e.target.value)} />
-        </label>
+        <Field label={label} inline>
+          {(control) => <input {...control} type="search" value={text} onChange={(e) => setText(e.target.value)} />}
+        </Field>
         <button type="submit">Search</button>
       </form>
     </search>

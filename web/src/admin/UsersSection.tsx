@@ -1,15 +1,13 @@
-import { useState } from "react";
 import { ErrorMessage } from "../ui/ErrorMessage";
-import { Loading } from "../ui/Loading";
 import { Pager } from "../ui/Pager";
-import { type AdminUser, useUserAction, useUsers } from "./api";
+import { QueryState } from "../ui/QueryState";
+import { type AdminUser, useUserAction, type useUsers } from "./api";
+import type { ListProps } from "./list";
 import { NewUserForm } from "./NewUserForm";
 import { SearchForm } from "./SearchForm";
 
-export function UsersSection() {
-  const [page, setPage] = useState(1);
-  const [search, setSearch] = useState("");
-  const users = useUsers(search, page);
+/** One page of users (read by the page), with the search that chose them. */
+export function UsersSection({ query: users, search, page, onSearch, onPage }: ListProps<ReturnType<typeof useUsers>>) {
   const act = useUserAction();
   const button = (u: AdminUser, action: "block" | "unblock" | "admin" | "unadmin", text: string) => (
     <button
@@ -38,52 +36,47 @@ export function UsersSection() {
           .
         </p>
       )}
-      <SearchForm
-        label="Search users"
-        onSearch={(text) => {
-          setSearch(text);
-          setPage(1);
-        }}
-      />
-      {users.isPending ? (
-        <Loading label="Loading users" />
-      ) : users.isError ? (
-        <ErrorMessage error={users.error} />
-      ) : users.data.rows.length === 0 ? (
-        <p className="empty">{search ? `No users match “${search}”.` : "No users."}</p>
-      ) : (
-        <>
-          <table>
-            <caption className="visually-hidden">Users</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Username</th>
-                <th scope="col">Email</th>
-                <th scope="col">State</th>
-                <th scope="col">Role</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {users.data.rows.map((u) => (
-                <tr key={u.id}>
-                  <td>{u.name}</td>
-                  <td>{u.username}</td>
-                  <td>{u.email}</td>
-                  <td>{u.state === "blocked" ? "Blocked" : "Active"}</td>
-                  <td>{u.is_admin ? "Administrator" : "Regular"}</td>
-                  <td className="actions">
-                    {u.state === "blocked" ? button(u, "unblock", "Unblock") : button(u, "block", "Block")}
-                    {u.is_admin ? button(u, "unadmin", "Remove administrator") : button(u, "admin", "Make administrator")}
-                  </td>
+      <SearchForm label="Search users" onSearch={onSearch} />
+      <QueryState
+        query={users}
+        loading="Loading users"
+        isEmpty={(d) => d.rows.length === 0}
+        empty={<p className="empty">{search ? `No users match “${search}”.` : "No users."}</p>}
+      >
+        {(d) => (
+          <>
+            <table>
+              <caption className="visually-hidden">Users</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Username</th>
+                  <th scope="col">Email</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">Actions</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-          <Pager label="Users pages" page={page} totalPages={users.data.info.totalPages} onPage={setPage} />
-        </>
-      )}
+              </thead>
+              <tbody>
+                {d.rows.map((u) => (
+                  <tr key={u.id}>
+                    <td>{u.name}</td>
+                    <td>{u.username}</td>
+                    <td>{u.email}</td>
+                    <td>{u.state === "blocked" ? "Blocked" : "Active"}</td>
+                    <td>{u.is_admin ? "Administrator" : "Regular"}</td>
+                    <td className="actions">
+                      {u.state === "blocked" ? button(u, "unblock", "Unblock") : button(u, "block", "Block")}
+                      {u.is_admin ? button(u, "unadmin", "Remove administrator") : button(u, "admin", "Make administrator")}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            <Pager label="Users pages" page={page} totalPages={d.info.totalPages} onPage={onPage} />
+          </>
+        )}
+      </QueryState>
     </section>
   );
 }

@@ -34,16 +34,18 @@ function paged<T>(what: "users" | "groups", search: string, page: number) {
   };
 }
 
-export function useUsers(search: string, page: number) {
+export function useUsers(search: string, page: number, enabled = true) {
   return useQuery({
+    enabled,
     queryKey: ["admin", "users", { search, page }],
     queryFn: paged<AdminUser>("users", search, page),
     placeholderData: keepPreviousData,
   });
 }
 
-export function useGroups(search: string, page: number) {
+export function useGroups(search: string, page: number, enabled = true) {
   return useQuery({
+    enabled,
     queryKey: ["admin", "groups", { search, page }],
     queryFn: paged<AdminGroup>("groups", search, page),
     placeholderData: keepPreviousData,
@@ -87,8 +89,9 @@ export const useChangePlan = () =>
   );
 
 /** Every group, by full path (the first 100), for the new project's namespace. */
-export function useAllGroups() {
+export function useAllGroups(enabled = true) {
   return useQuery({
+    enabled,
     queryKey: ["admin", "groups", "all"],
     queryFn: ({ signal }) => api.get<AdminGroup[]>("/api/v4/groups?per_page=100", signal),
   });

@@ -4,10 +4,11 @@ import { projectPath } from "../projects/address";
 import { useCurrentProject } from "../projects/context";
 import { matchersForAlert, matcherText } from "../silences/matchers";
 import { CopyButton } from "../ui/CopyButton";
-import { ErrorMessage, isStatus } from "../ui/ErrorMessage";
+import { ErrorMessage } from "../ui/ErrorMessage";
+import { Field } from "../ui/Field";
 import { capitalize } from "../ui/format";
-import { Loading } from "../ui/Loading";
 import { NotFound } from "../ui/NotFound";
+import { QueryState } from "../ui/QueryState";
 import { Time } from "../ui/Time";
 import { useDocumentTitle } from "../ui/title";
 import { useAlert, useUpdateAlertStatus } from "./api";
@@ -26,16 +27,22 @@ function StatusChange({ fullPath, alert }: { fullPath: string; alert: AlertDetai
   const update = useUpdateAlertStatus(fullPath, alert.iid);
   return (
     <div className="status-change">
-      <label className="field inline">
-        <span>Status</span>
-        <select value={alert.status} disabled={update.isPending} onChange={(e) => update.mutate(e.target.value as AlertStatus)}>
-          {STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {capitalize(s)}
-            </option>
-          ))}
-        </select>
-      </label>
+      <Field label="Status" inline>
+        {(control) => (
+          <select
+            {...control}
+            value={alert.status}
+            disabled={update.isPending}
+            onChange={(e) => update.mutate(e.target.value as AlertStatus)}
+          >
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {capitalize(s)}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
       {update.isError && <ErrorMessage error={update.error} />}
       {update.isSuccess && (
         <p role="status" className="message success">
@@ -50,9 +57,15 @@ export default function AlertDetailsPage({ iid }: { iid: number }) {
   const { fullPath, access } = useCurrentProject();
   const alert = useAlert(fullPath, iid);
   useDocumentTitle(alert.data ? `${alert.data.title} · Alert #${iid}` : `Alert #${iid}`);
-  if (alert.isPending) return <Loading label="Loading the alert" />;
-  if (alert.isError) return isStatus(alert.error, 404) ? <NotFound /> : <ErrorMessage error={alert.error} />;
-  const a = alert.data;
+  return (
+    <QueryState query={alert} loading="Loading the alert" notFound={<NotFound />}>
+      {(a) => <AlertView fullPath={fullPath} access={access} alert={a} />}
+    </QueryState>
+  );
+}
+
+/** Every field of the alert, its payload, activity and escalation; status change and silences. */
+function AlertView({ fullPath, access, alert: a }: { fullPath: string; access: number; alert: AlertDetails }) {
   const payload = JSON.stringify(a.payload, null, 2);
   return (
     <>

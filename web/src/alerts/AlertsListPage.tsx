@@ -3,9 +3,10 @@ import { Link, useSearchParams } from "react-router";
 import { projectPath } from "../projects/address";
 import { useCurrentProject } from "../projects/context";
 import { ErrorMessage } from "../ui/ErrorMessage";
+import { Field } from "../ui/Field";
 import { capitalize } from "../ui/format";
-import { Loading } from "../ui/Loading";
 import { Pager } from "../ui/Pager";
+import { QueryState } from "../ui/QueryState";
 import { Tabs } from "../ui/Tabs";
 import { useDocumentTitle } from "../ui/title";
 import { AlertsTable } from "./AlertsTable";
@@ -105,70 +106,73 @@ export default function AlertsListPage() {
       {alerts.data?.notice && <p className="message info">{alerts.data.notice}</p>}
       <search>
         <form className="toolbar" onSubmit={submit}>
-          <label className="field inline">
-            <span>Search alerts</span>
-            <input type="search" name="search" value={text} onChange={(e) => setText(e.target.value)} />
-          </label>
-          <label className="field inline">
-            <span>Severity</span>
-            <select value={p.severity} onChange={(e) => update({ severity: e.target.value as Severity | "" })}>
-              <option value="">All severities</option>
-              {SEVERITIES.map((s) => (
-                <option key={s} value={s}>
-                  {capitalize(s)}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label className="field inline">
-            <span>Service</span>
-            <input type="text" name="service" value={service} onChange={(e) => setService(e.target.value)} />
-          </label>
-          <label className="field inline">
-            <span>Monitoring tool</span>
-            <input type="text" name="monitoring_tool" value={tool} onChange={(e) => setTool(e.target.value)} />
-          </label>
+          <Field label="Search alerts" inline>
+            {(control) => (
+              <input {...control} type="search" name="search" value={text} onChange={(e) => setText(e.target.value)} />
+            )}
+          </Field>
+          <Field label="Severity" inline>
+            {(control) => (
+              <select {...control} value={p.severity} onChange={(e) => update({ severity: e.target.value as Severity | "" })}>
+                <option value="">All severities</option>
+                {SEVERITIES.map((s) => (
+                  <option key={s} value={s}>
+                    {capitalize(s)}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <Field label="Service" inline>
+            {(control) => (
+              <input {...control} type="text" name="service" value={service} onChange={(e) => setService(e.target.value)} />
+            )}
+          </Field>
+          <Field label="Monitoring tool" inline>
+            {(control) => (
+              <input {...control} type="text" name="monitoring_tool" value={tool} onChange={(e) => setTool(e.target.value)} />
+            )}
+          </Field>
           <button type="submit">Search</button>
           {filtered && (
             <button type="button" onClick={clear}>
               Clear filters
             </button>
           )}
-          <label className="field inline">
-            <span>Sort by</span>
-            <select value={p.orderBy} onChange={(e) => update({ orderBy: e.target.value as SortField })}>
-              <option value="started_at">Start time</option>
-              <option value="severity">Severity</option>
-              <option value="status">Status</option>
-              <option value="events">Events</option>
-            </select>
-          </label>
+          <Field label="Sort by" inline>
+            {(control) => (
+              <select {...control} value={p.orderBy} onChange={(e) => update({ orderBy: e.target.value as SortField })}>
+                <option value="started_at">Start time</option>
+                <option value="severity">Severity</option>
+                <option value="status">Status</option>
+                <option value="events">Events</option>
+              </select>
+            )}
+          </Field>
           <button type="button" onClick={() => update({ sort: p.sort === "desc" ? "asc" : "desc" })}>
             {p.sort === "desc" ? "Order: newest / highest first" : "Order: oldest / lowest first"}
           </button>
         </form>
       </search>
       <Tabs label="Alert status" tabs={tabs} selected={p.tab} onSelect={(tab) => update({ tab })}>
-        {alerts.isPending ? (
-          <Loading label="Loading alerts" />
-        ) : alerts.isError ? (
-          <ErrorMessage error={alerts.error} />
-        ) : alerts.data.alerts.length === 0 ? (
-          <p className="empty">
-            {filtered ? "No alerts match these filters." : "No alerts to display."}
-            {!filtered && p.tab === "open" && " New alerts appear here as they arrive."}
-          </p>
-        ) : (
-          <>
-            <AlertsTable fullPath={fullPath} alerts={alerts.data.alerts} orderBy={p.orderBy} sort={p.sort} onSort={onSort} />
-            <Pager
-              label="Alerts pages"
-              page={p.page}
-              totalPages={alerts.data.info.totalPages}
-              onPage={(page) => update({ page })}
-            />
-          </>
-        )}
+        <QueryState
+          query={alerts}
+          loading="Loading alerts"
+          isEmpty={(d) => d.alerts.length === 0}
+          empty={
+            <p className="empty">
+              {filtered ? "No alerts match these filters." : "No alerts to display."}
+              {!filtered && p.tab === "open" && " New alerts appear here as they arrive."}
+            </p>
+          }
+        >
+          {(d) => (
+            <>
+              <AlertsTable fullPath={fullPath} alerts={d.alerts} orderBy={p.orderBy} sort={p.sort} onSort={onSort} />
+              <Pager label="Alerts pages" page={p.page} totalPages={d.info.totalPages} onPage={(page) => update({ page })} />
+            </>
+          )}
+        </QueryState>
       </Tabs>
       {counts.isError && <ErrorMessage error={counts.error} />}
     </>

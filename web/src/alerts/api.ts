@@ -1,7 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, projectApi, request } from "../api/client";
 import { pageInfo, query } from "../api/paging";
-import { mergePage } from "./merge";
 import type { Alert, AlertDetails, AlertStatus, AlertTab, ListFilters, ListParams } from "./types";
 
 /**
@@ -19,72 +18,21 @@ const filterQuery = (f: ListFilters) => ({
   monitoring_tool: f.monitoringTool,
 });
 
-async function listPage(
-  fullPath: string,
-  status: AlertStatus | "",
-  p: ListParams,
-  page: number,
-  perPage: number,
-  signal: AbortSignal,
-) {
+/** The Open tab is triggered and acknowledged together: one request, `status=triggered,acknowledged`. */
+const OPEN = "triggered,acknowledged";
+
+async function listPage(fullPath: string, status: AlertStatus | typeof OPEN | "", p: ListParams, signal: AbortSignal) {
   const r = await request<Alert[]>(
-    `${base(fullPath)}/alerts${query({ status, ...filterQuery(p), order_by: p.orderBy, sort: p.sort, page, per_page: perPage })}`,
+    `${base(fullPath)}/alerts${query({ status, ...filterQuery(p), order_by: p.orderBy, sort: p.sort, page: p.page, per_page: p.perPage })}`,
     { signal },
   );
   return { alerts: r.data, info: pageInfo(r.headers), notice: r.headers.get("X-Alert-Management-Notice") };
 }
 
-/**
- * The Open tab is triggered and acknowledged together; the API filters one status at a time, so
- * the page is cut from the two lists' heads, merged in the API's order.
- */
-async function openPage(fullPath: string, p: ListParams, signal: AbortSignal) {
-  // When one of the two statuses has no alert, the page is the other list's page: one request,
-  // however deep the page (a merge reads page × 20 alerts of each status).
-  const [triggered, acknowledged] = await Promise.all(
-    (["triggered", "acknowledged"] as const).map((status) => listPage(fullPath, status, p, 1, 1, signal)),
-  );
-  if (triggered && acknowledged && (triggered.info.total === 0 || acknowledged.info.total === 0)) {
-    const only = triggered.info.total === 0 ? "acknowledged" : "triggered";
-    return listPage(fullPath, only, p, p.page, p.perPage, signal);
-  }
-  const need = p.page * p.perPage;
-  const heads = await Promise.all(
-    (["triggered", "acknowledged"] as const).map(async (status) => {
-      const alerts: Alert[] = [];
-      let total = 0;
-      let notice: string | null = null;
-      for (let page = 1; alerts.length < need; page++) {
-        const r = await listPage(fullPath, status, p, page, 100, signal);
-        alerts.push(...r.alerts);
-        total = r.info.total;
-        notice = r.notice;
-        if (page >= r.info.totalPages || r.alerts.length === 0) break;
-      }
-      return { alerts, total, notice };
-    }),
-  );
-  const total = heads.reduce((n, h) => n + h.total, 0);
-  return {
-    alerts: mergePage(
-      heads.map((h) => h.alerts),
-      p.orderBy,
-      p.sort,
-      p.page,
-      p.perPage,
-    ),
-    info: { total, totalPages: Math.max(1, Math.ceil(total / p.perPage)), page: p.page, perPage: p.perPage },
-    notice: heads[0]?.notice ?? null,
-  };
-}
-
 export function useAlerts(fullPath: string, p: ListParams) {
   return useQuery({
     queryKey: ["alerts", fullPath, "list", p],
-    queryFn: ({ signal }) =>
-      p.tab === "open"
-        ? openPage(fullPath, p, signal)
-        : listPage(fullPath, p.tab === "all" ? "" : p.tab, p, p.page, p.perPage, signal),
+    queryFn: ({ signal }) => listPage(fullPath, p.tab === "open" ? OPEN : p.tab === "all" ? "" : p.tab, p, signal),
     placeholderData: keepPreviousData,
     refetchInterval: POLL_MS,
   });

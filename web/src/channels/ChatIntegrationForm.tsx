@@ -1,9 +1,12 @@
-import { type FormEvent, useEffect, useState } from "react";
+import { type FormEvent, useState } from "react";
 import { ErrorMessage } from "../ui/ErrorMessage";
-import { Loading } from "../ui/Loading";
-import { useChatIntegration, useSaveChatIntegration, useTestChatIntegration } from "./api";
+import { Field } from "../ui/Field";
+import { QueryState } from "../ui/QueryState";
+import { type useDeliveries, useSaveChatIntegration, useTestChatIntegration } from "./api";
 import { DeliveriesTable } from "./DeliveriesTable";
-import { CHAT_TITLES, type ChatName } from "./types";
+import { CHAT_TITLES, type ChatIntegration, type ChatName } from "./types";
+
+type DeliveriesQuery = ReturnType<typeof useDeliveries>[number];
 
 interface Values {
   webhook: string;
@@ -25,81 +28,77 @@ const EMPTY: Values = {
   incident_channel: "",
 };
 
+/** The form's values from the saved integration (the webhook is write-only: it starts empty). */
+function valuesOf(current: ChatIntegration | null): Values {
+  if (!current) return EMPTY;
+  const p = current.properties;
+  return {
+    webhook: "",
+    username: p.username,
+    channel: p.channel,
+    alert_events: current.alert_events,
+    alert_channel: p.alert_channel,
+    incidents_events: current.incident_events,
+    incident_channel: p.incident_channel,
+  };
+}
+
+interface Props {
+  fullPath: string;
+  name: ChatName;
+  /** The saved integration (null: never saved), read by the page; the form's state starts from it. */
+  current: ChatIntegration | null;
+  /** Its recent deliveries, read by the page once it is saved. */
+  deliveries: DeliveriesQuery | undefined;
+}
+
 /** One chat integration: GitLab's form (webhook, username, channels, triggers), Test settings, recent deliveries. */
-export function ChatIntegrationForm({ fullPath, name }: { fullPath: string; name: ChatName }) {
-  const current = useChatIntegration(fullPath, name);
+export function ChatIntegrationForm({ fullPath, name, current, deliveries }: Props) {
   const save = useSaveChatIntegration(fullPath, name);
   const test = useTestChatIntegration(fullPath, name);
-  const [values, setValues] = useState<Values | null>(null);
+  const [values, setValues] = useState<Values>(() => valuesOf(current));
   const title = CHAT_TITLES[name];
   const chat = name !== "microsoft-teams";
-  useEffect(() => {
-    if (current.data === undefined) return;
-    const p = current.data?.properties;
-    setValues(
-      current.data && p
-        ? {
-            webhook: "",
-            username: p.username,
-            channel: p.channel,
-            alert_events: current.data.alert_events,
-            alert_channel: p.alert_channel,
-            incidents_events: current.data.incident_events,
-            incident_channel: p.incident_channel,
-          }
-        : EMPTY,
-    );
-  }, [current.data]);
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (!values) return;
-    // The webhook is write-only: left empty, the saved one stays.
+    // The webhook is write-only: left empty, the saved one stays; once saved, the field empties again.
     const { webhook, ...rest } = values;
-    save.mutate(webhook ? values : rest);
+    save.mutate(webhook ? values : rest, { onSuccess: () => setValues((v) => ({ ...v, webhook: "" })) });
   };
-  const text = (key: keyof Values, label: string, hint?: string) => (
-    <label className="field">
-      <span>{label}</span>
-      <input value={String(values?.[key] ?? "")} onChange={(e) => values && setValues({ ...values, [key]: e.target.value })} />
-      {hint && <span className="hint">{hint}</span>}
-    </label>
+  const text = (key: keyof Values, label: string) => (
+    <Field label={label}>
+      {(control) => (
+        <input {...control} value={String(values[key])} onChange={(e) => setValues({ ...values, [key]: e.target.value })} />
+      )}
+    </Field>
   );
   const check = (key: "alert_events" | "incidents_events", label: string) => (
     <label className="check">
-      <input
-        type="checkbox"
-        checked={!!values?.[key]}
-        onChange={(e) => values && setValues({ ...values, [key]: e.target.checked })}
-      />
+      <input type="checkbox" checked={values[key]} onChange={(e) => setValues({ ...values, [key]: e.target.checked })} />
       <span>{label}</span>
     </label>
   );
-  const id = `chat-${name}`;
   return (
-    <section className="card stack" aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>{title}</h2>
-      {current.isError ? (
-        <ErrorMessage error={current.error} />
-      ) : !values ? (
-        <Loading />
-      ) : (
+    <>
+      {
         <form className="stack" onSubmit={submit} aria-label={title}>
-          {current.data?.alert_status === "disabled" && (
+          {current?.alert_status === "disabled" && (
             <p role="alert" className="message error">
               The receiver answered 410 Gone: deliveries are off until the webhook URL changes.
             </p>
           )}
-          <label className="field">
-            <span>Webhook URL</span>
-            <input
-              type="url"
-              required={!current.data}
-              value={values.webhook}
-              placeholder={current.data?.properties.webhook ?? "https://"}
-              onChange={(e) => setValues({ ...values, webhook: e.target.value })}
-            />
-            {current.data && <span className="hint">Saved: {current.data.properties.webhook}. Leave empty to keep it.</span>}
-          </label>
+          <Field label="Webhook URL" hint={current && `Saved: ${current.properties.webhook}. Leave empty to keep it.`}>
+            {(control) => (
+              <input
+                {...control}
+                type="url"
+                required={!current}
+                value={values.webhook}
+                placeholder={current?.properties.webhook ?? "https://"}
+                onChange={(e) => setValues({ ...values, webhook: e.target.value })}
+              />
+            )}
+          </Field>
           {chat && text("username", "Username")}
           {chat && text("channel", "Default channel")}
           <fieldset className="stack">
@@ -121,7 +120,7 @@ export function ChatIntegrationForm({ fullPath, name }: { fullPath: string; name
             </button>
             <button
               type="button"
-              disabled={!current.data || test.isPending}
+              disabled={!current || test.isPending}
               onClick={() => test.mutate()}
               aria-label={`Test settings of ${title}`}
             >
@@ -137,8 +136,20 @@ export function ChatIntegrationForm({ fullPath, name }: { fullPath: string; name
             </p>
           )}
         </form>
+      }
+      {deliveries && (
+        <QueryState query={deliveries} loading="Loading deliveries">
+          {(list) => (
+            <DeliveriesTable
+              fullPath={fullPath}
+              target={`integrations/${name}`}
+              label={title}
+              deliveries={list}
+              onRefresh={() => deliveries.refetch()}
+            />
+          )}
+        </QueryState>
       )}
-      {current.data && <DeliveriesTable fullPath={fullPath} target={`integrations/${name}`} label={title} />}
-    </section>
+    </>
   );
 }

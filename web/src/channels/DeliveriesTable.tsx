@@ -1,22 +1,28 @@
 import { ErrorMessage } from "../ui/ErrorMessage";
-import { Loading } from "../ui/Loading";
 import { Time } from "../ui/Time";
-import { type Target, useDeliveries, useResend } from "./api";
+import { type Target, useResend } from "./api";
+import type { Delivery } from "./types";
+
+interface Props {
+  fullPath: string;
+  target: Target;
+  label: string;
+  /** The deliveries the page read, and its re-read. */
+  deliveries: Delivery[];
+  onRefresh: () => void;
+}
 
 /** A destination's recent deliveries (7 days), with Resend. */
-export function DeliveriesTable({ fullPath, target, label }: { fullPath: string; target: Target; label: string }) {
-  const deliveries = useDeliveries(fullPath, target);
+export function DeliveriesTable({ fullPath, target, label, deliveries, onRefresh }: Props) {
   const resend = useResend(fullPath, target);
-  if (deliveries.isPending) return <Loading label="Loading deliveries" />;
-  if (deliveries.isError) return <ErrorMessage error={deliveries.error} />;
   return (
     <div className="stack">
       <div className="actions">
-        <button type="button" onClick={() => deliveries.refetch()} aria-label={`Refresh recent deliveries of ${label}`}>
+        <button type="button" onClick={onRefresh} aria-label={`Refresh recent deliveries of ${label}`}>
           Refresh
         </button>
       </div>
-      {deliveries.data.length === 0 ? (
+      {deliveries.length === 0 ? (
         <p className="empty">No deliveries in the last 7 days.</p>
       ) : (
         <table>
@@ -32,7 +38,7 @@ export function DeliveriesTable({ fullPath, target, label }: { fullPath: string;
             </tr>
           </thead>
           <tbody>
-            {deliveries.data.map((d) => (
+            {deliveries.map((d) => (
               <tr key={d.id}>
                 <td>{d.event_type}</td>
                 <td>

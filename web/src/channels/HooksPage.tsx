@@ -2,11 +2,14 @@ import { type FormEvent, useState } from "react";
 import { useCurrentProject } from "../projects/context";
 import { CopyButton } from "../ui/CopyButton";
 import { ErrorMessage } from "../ui/ErrorMessage";
-import { Loading } from "../ui/Loading";
+import { Field } from "../ui/Field";
+import { QueryState } from "../ui/QueryState";
 import { useDocumentTitle } from "../ui/title";
-import { useAddHook, useDeleteHook, useHooks, useUpdateHook } from "./api";
+import { useAddHook, useDeleteHook, useDeliveries, useHooks, useUpdateHook } from "./api";
 import { DeliveriesTable } from "./DeliveriesTable";
 import type { Hook } from "./types";
+
+type DeliveriesQuery = ReturnType<typeof useDeliveries>[number];
 
 interface HookValues {
   url: string;
@@ -41,15 +44,22 @@ function HookForm({
   );
   return (
     <form className="stack" onSubmit={submit} aria-label={label}>
-      <label className="field">
-        <span>URL</span>
-        <input type="url" required value={v.url} onChange={(e) => setV({ ...v, url: e.target.value })} />
-      </label>
-      <label className="field">
-        <span>Secret token</span>
-        <input type="password" autoComplete="off" value={v.token} onChange={(e) => setV({ ...v, token: e.target.value })} />
-        <span className="hint">Sent as X-Gitlab-Token. Write-only: leave empty to keep the saved one.</span>
-      </label>
+      <Field label="URL">
+        {(control) => (
+          <input {...control} type="url" required value={v.url} onChange={(e) => setV({ ...v, url: e.target.value })} />
+        )}
+      </Field>
+      <Field label="Secret token" hint="Sent as X-Gitlab-Token. Write-only: leave empty to keep the saved one.">
+        {(control) => (
+          <input
+            {...control}
+            type="password"
+            autoComplete="off"
+            value={v.token}
+            onChange={(e) => setV({ ...v, token: e.target.value })}
+          />
+        )}
+      </Field>
       <fieldset className="stack">
         <legend>Trigger</legend>
         {check("alert_events", "Alert events")}
@@ -65,9 +75,16 @@ function HookForm({
   );
 }
 
-function HookRow({ fullPath, hook }: { fullPath: string; hook: Hook }) {
+interface RowProps {
+  fullPath: string;
+  hook: Hook;
+  /** The hook's recent events, read by the page while they are shown; undefined while hidden. */
+  events: DeliveriesQuery | undefined;
+  onToggleEvents: () => void;
+}
+
+function HookRow({ fullPath, hook, events, onToggleEvents }: RowProps) {
   const [editing, setEditing] = useState(false);
-  const [showEvents, setShowEvents] = useState(false);
   const update = useUpdateHook(fullPath, hook.id);
   const remove = useDeleteHook(fullPath);
   return (
@@ -86,9 +103,9 @@ function HookRow({ fullPath, hook }: { fullPath: string; hook: Hook }) {
         </button>
         <button
           type="button"
-          onClick={() => setShowEvents(!showEvents)}
+          onClick={onToggleEvents}
           aria-label={`Recent events of ${hook.url}`}
-          aria-expanded={showEvents}
+          aria-expanded={events !== undefined}
         >
           Recent events
         </button>
@@ -108,7 +125,19 @@ function HookRow({ fullPath, hook }: { fullPath: string; hook: Hook }) {
       )}
       {update.isError && <ErrorMessage error={update.error} />}
       {remove.isError && <ErrorMessage error={remove.error} />}
-      {showEvents && <DeliveriesTable fullPath={fullPath} target={`hooks/${hook.id}`} label={hook.url} />}
+      {events && (
+        <QueryState query={events} loading="Loading deliveries">
+          {(deliveries) => (
+            <DeliveriesTable
+              fullPath={fullPath}
+              target={`hooks/${hook.id}`}
+              label={hook.url}
+              deliveries={deliveries}
+              onRefresh={() => events.refetch()}
+            />
+          )}
+        </QueryState>
+      )}
     </li>
   );
 }
@@ -119,6 +148,13 @@ export default function HooksPage() {
   useDocumentTitle(`Webhooks · ${project.name}`);
   const hooks = useHooks(fullPath);
   const add = useAddHook(fullPath);
+  // The hooks whose recent events are open, and those events.
+  const [eventsShown, setEventsShown] = useState<number[]>([]);
+  const events = useDeliveries(
+    fullPath,
+    eventsShown.map((id) => `hooks/${id}` as const),
+  );
+  const toggleEvents = (id: number) => setEventsShown((ids) => (ids.includes(id) ? ids.filter((i) => i !== id) : [...ids, id]));
   const [formKey, setFormKey] = useState(0);
   return (
     <>
@@ -147,19 +183,24 @@ export default function HooksPage() {
       </section>
       <section className="stack" aria-labelledby="hooks-title">
         <h2 id="hooks-title">Project hooks</h2>
-        {hooks.isPending ? (
-          <Loading label="Loading webhooks" />
-        ) : hooks.isError ? (
-          <ErrorMessage error={hooks.error} />
-        ) : hooks.data.length === 0 ? (
-          <p className="empty">No webhooks enabled.</p>
-        ) : (
-          <ul className="stack plain">
-            {hooks.data.map((h) => (
-              <HookRow key={h.id} fullPath={fullPath} hook={h} />
-            ))}
-          </ul>
-        )}
+        <QueryState query={hooks} loading="Loading webhooks" isEmpty={(list) => list.length === 0} empty="No webhooks enabled.">
+          {(list) => (
+            <ul className="stack plain">
+              {list.map((h) => {
+                const shown = eventsShown.indexOf(h.id);
+                return (
+                  <HookRow
+                    key={h.id}
+                    fullPath={fullPath}
+                    hook={h}
+                    events={shown < 0 ? undefined : events[shown]}
+                    onToggleEvents={() => toggleEvents(h.id)}
+                  />
+                );
+              })}
+            </ul>
+          )}
+        </QueryState>
       </section>
     </>
   );

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
 import { ApiError, api, projectApi } from "../api/client";
 import type { ChatIntegration, ChatName, Delivery, Hook, TestAnswer } from "./types";
 
@@ -11,16 +11,18 @@ const keys = {
 /** `hooks/<id>` or `integrations/<name>`: where a destination's delivery log is. */
 export type Target = `hooks/${number}` | `integrations/${ChatName}`;
 
-/** A chat integration, or null when it was never saved (404). */
-export function useChatIntegration(fullPath: string, name: ChatName) {
-  return useQuery({
-    queryKey: keys.chat(fullPath, name),
-    queryFn: ({ signal }) =>
-      api.get<ChatIntegration>(`${projectApi(fullPath)}/integrations/${name}`, signal).catch((err: unknown) => {
-        if (err instanceof ApiError && err.status === 404) return null;
-        throw err;
-      }),
-  });
+const chatQuery = (fullPath: string, name: ChatName) => ({
+  queryKey: keys.chat(fullPath, name),
+  queryFn: ({ signal }: { signal: AbortSignal }) =>
+    api.get<ChatIntegration>(`${projectApi(fullPath)}/integrations/${name}`, signal).catch((err: unknown) => {
+      if (err instanceof ApiError && err.status === 404) return null;
+      throw err;
+    }),
+});
+
+/** Each chat integration (in the order of `names`), null when it was never saved (404). */
+export function useChatIntegrations(fullPath: string, names: readonly ChatName[]) {
+  return useQueries({ queries: names.map((name) => chatQuery(fullPath, name)) });
 }
 
 export function useSaveChatIntegration(fullPath: string, name: ChatName) {
@@ -69,10 +71,13 @@ export function useDeleteHook(fullPath: string) {
   });
 }
 
-export function useDeliveries(fullPath: string, target: Target) {
-  return useQuery({
-    queryKey: keys.events(fullPath, target),
-    queryFn: ({ signal }) => api.get<Delivery[]>(`${projectApi(fullPath)}/${target}/events`, signal),
+/** The recent deliveries of each target (a hook's or a chat integration's), in the order of `targets`. */
+export function useDeliveries(fullPath: string, targets: readonly Target[]) {
+  return useQueries({
+    queries: targets.map((target) => ({
+      queryKey: keys.events(fullPath, target),
+      queryFn: ({ signal }: { signal: AbortSignal }) => api.get<Delivery[]>(`${projectApi(fullPath)}/${target}/events`, signal),
+    })),
   });
 }
 

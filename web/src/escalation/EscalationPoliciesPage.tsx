@@ -1,9 +1,10 @@
 import { useState } from "react";
 import { ACCESS } from "../api/types";
+import { useSchedules } from "../oncall/api";
 import { useCurrentProject } from "../projects/context";
 import { ConfirmDialog } from "../ui/ConfirmDialog";
 import { ErrorMessage } from "../ui/ErrorMessage";
-import { Loading } from "../ui/Loading";
+import { QueryState } from "../ui/QueryState";
 import { useDocumentTitle } from "../ui/title";
 import { type Policy, useDeletePolicy, usePolicies } from "./api";
 import { PolicyForm } from "./PolicyForm";
@@ -53,40 +54,54 @@ export default function EscalationPoliciesPage() {
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const canWrite = access >= ACCESS.maintainer;
-  if (policies.isPending) return <Loading label="Loading escalation policies" />;
-  if (policies.isError) return <ErrorMessage error={policies.error} />;
-  const policy = policies.data[0];
+  // The schedules a rule may page, for the form.
+  const schedules = useSchedules(fullPath, editing);
   return (
-    <>
-      <h1>Escalation policies</h1>
-      {!policy && !editing && <p className="empty">No escalation policy: alerts page nobody.</p>}
-      {policy && !editing && (
-        <PolicyCard policy={policy} canWrite={canWrite} onEdit={() => setEditing(true)} onDelete={() => setConfirming(true)} />
+    <QueryState query={policies} loading="Loading escalation policies">
+      {([policy]) => (
+        <>
+          <h1>Escalation policies</h1>
+          {!policy && !editing && <p className="empty">No escalation policy: alerts page nobody.</p>}
+          {policy && !editing && (
+            <PolicyCard
+              policy={policy}
+              canWrite={canWrite}
+              onEdit={() => setEditing(true)}
+              onDelete={() => setConfirming(true)}
+            />
+          )}
+          {canWrite && !policy && !editing && (
+            <div className="actions">
+              <button type="button" className="primary" onClick={() => setEditing(true)}>
+                Add an escalation policy
+              </button>
+            </div>
+          )}
+          {editing && (
+            <PolicyForm
+              key={policy?.id ?? 0}
+              fullPath={fullPath}
+              {...(policy ? { policy } : {})}
+              schedules={schedules.data ?? []}
+              onDone={() => setEditing(false)}
+            />
+          )}
+          {remove.isError && <ErrorMessage error={remove.error} />}
+          {policy && (
+            <ConfirmDialog
+              open={confirming}
+              title={`Delete ${policy.name}?`}
+              confirmLabel="Delete policy"
+              danger
+              busy={remove.isPending}
+              onConfirm={() => remove.mutate(policy.id, { onSettled: () => setConfirming(false) })}
+              onCancel={() => setConfirming(false)}
+            >
+              <p>New alerts will page nobody until a policy is added again.</p>
+            </ConfirmDialog>
+          )}
+        </>
       )}
-      {canWrite && !policy && !editing && (
-        <div className="actions">
-          <button type="button" className="primary" onClick={() => setEditing(true)}>
-            Add an escalation policy
-          </button>
-        </div>
-      )}
-      {editing && (
-        <PolicyForm key={policy?.id ?? 0} fullPath={fullPath} {...(policy ? { policy } : {})} onDone={() => setEditing(false)} />
-      )}
-      {remove.isError && <ErrorMessage error={remove.error} />}
-      {policy && (
-        <ConfirmDialog
-          open={confirming}
-          title={`Delete ${policy.name}?`}
-          confirmLabel="Delete policy"
-          danger
-          busy={remove.isPending}
-          onConfirm={() => remove.mutate(policy.id, { onSettled: () => setConfirming(false) })}
-          onCancel={() => setConfirming(false)}
-        >
-          <p>New alerts will page nobody until a policy is added again.</p>
-        </ConfirmDialog>
-      )}
-    </>
+    </QueryState>
   );
 }

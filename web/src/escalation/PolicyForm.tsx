@@ -1,6 +1,7 @@
 import { type FormEvent, useState } from "react";
-import { useSchedules } from "../oncall/api";
+import type { Schedule } from "../oncall/api";
 import { ErrorMessage } from "../ui/ErrorMessage";
+import { Field } from "../ui/Field";
 import { type Policy, type PolicyBody, useSavePolicy } from "./api";
 
 interface RuleDraft {
@@ -34,9 +35,16 @@ function draftsOf(policy: Policy | undefined): RuleDraft[] {
   }));
 }
 
+interface Props {
+  fullPath: string;
+  policy?: Policy;
+  /** The project's on-call schedules (a rule may page one), read by the page. */
+  schedules: Schedule[];
+  onDone: () => void;
+}
+
 /** Creates the project's policy or edits it; the API checks every rule and answers in its own words. */
-export function PolicyForm({ fullPath, policy, onDone }: { fullPath: string; policy?: Policy; onDone: () => void }) {
-  const schedules = useSchedules(fullPath);
+export function PolicyForm({ fullPath, policy, schedules, onDone }: Props) {
   const [name, setName] = useState(policy?.name ?? "");
   const [description, setDescription] = useState(policy?.description ?? "");
   const [rules, setRules] = useState<RuleDraft[]>(() => draftsOf(policy));
@@ -67,68 +75,72 @@ export function PolicyForm({ fullPath, policy, onDone }: { fullPath: string; pol
   return (
     <form className="stack card" onSubmit={submit} aria-labelledby="policy-form-title">
       <h2 id="policy-form-title">{policy ? `Edit ${policy.name}` : "Add an escalation policy"}</h2>
-      <label className="field">
-        <span>Policy name</span>
-        <input required maxLength={72} value={name} onChange={(e) => setName(e.target.value)} />
-      </label>
-      <label className="field">
-        <span>Description (optional)</span>
-        <input maxLength={160} value={description} onChange={(e) => setDescription(e.target.value)} />
-      </label>
+      <Field label="Policy name">
+        {(control) => <input {...control} required maxLength={72} value={name} onChange={(e) => setName(e.target.value)} />}
+      </Field>
+      <Field label="Description (optional)">
+        {(control) => <input {...control} maxLength={160} value={description} onChange={(e) => setDescription(e.target.value)} />}
+      </Field>
       {rules.map((r, i) => (
         <fieldset key={r.key} className="stack policy-rule">
           <legend>Rule {i + 1}</legend>
-          <div className="field">
-            <label htmlFor={`rule-${r.key}-status`}>IF alert is not</label>
-            <select id={`rule-${r.key}-status`} value={r.status} onChange={(e) => change(r.key, { status: e.target.value })}>
-              <option value="acknowledged">acknowledged</option>
-              <option value="resolved">resolved</option>
-            </select>
-          </div>
-          <label className="field">
-            <span>in (minutes)</span>
-            <input
-              type="number"
-              min={0}
-              max={1440}
-              required
-              value={r.minutes}
-              onChange={(e) => change(r.key, { minutes: e.target.value })}
-            />
-          </label>
-          <div className="field">
-            <label htmlFor={`rule-${r.key}-target`}>THEN email</label>
-            <select
-              id={`rule-${r.key}-target`}
-              value={r.target}
-              onChange={(e) => change(r.key, { target: e.target.value as RuleDraft["target"] })}
-            >
-              <option value="schedule">on-call user in schedule</option>
-              <option value="user">user</option>
-            </select>
-          </div>
-          {r.target === "schedule" ? (
-            <div className="field">
-              <label htmlFor={`rule-${r.key}-schedule`}>Schedule</label>
-              <select
-                id={`rule-${r.key}-schedule`}
-                required
-                value={r.scheduleIid}
-                onChange={(e) => change(r.key, { scheduleIid: e.target.value })}
-              >
-                <option value="">Select a schedule</option>
-                {(schedules.data ?? []).map((s) => (
-                  <option key={s.iid} value={String(s.iid)}>
-                    {s.name}
-                  </option>
-                ))}
+          <Field label="IF alert is not">
+            {(control) => (
+              <select {...control} value={r.status} onChange={(e) => change(r.key, { status: e.target.value })}>
+                <option value="acknowledged">acknowledged</option>
+                <option value="resolved">resolved</option>
               </select>
-            </div>
+            )}
+          </Field>
+          <Field label="in (minutes)">
+            {(control) => (
+              <input
+                {...control}
+                type="number"
+                min={0}
+                max={1440}
+                required
+                value={r.minutes}
+                onChange={(e) => change(r.key, { minutes: e.target.value })}
+              />
+            )}
+          </Field>
+          <Field label="THEN email">
+            {(control) => (
+              <select
+                {...control}
+                value={r.target}
+                onChange={(e) => change(r.key, { target: e.target.value as RuleDraft["target"] })}
+              >
+                <option value="schedule">on-call user in schedule</option>
+                <option value="user">user</option>
+              </select>
+            )}
+          </Field>
+          {r.target === "schedule" ? (
+            <Field label="Schedule">
+              {(control) => (
+                <select
+                  {...control}
+                  required
+                  value={r.scheduleIid}
+                  onChange={(e) => change(r.key, { scheduleIid: e.target.value })}
+                >
+                  <option value="">Select a schedule</option>
+                  {schedules.map((s) => (
+                    <option key={s.iid} value={String(s.iid)}>
+                      {s.name}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
           ) : (
-            <label className="field">
-              <span>Username</span>
-              <input required value={r.username} onChange={(e) => change(r.key, { username: e.target.value })} />
-            </label>
+            <Field label="Username">
+              {(control) => (
+                <input {...control} required value={r.username} onChange={(e) => change(r.key, { username: e.target.value })} />
+              )}
+            </Field>
           )}
           {rules.length > 1 && (
             <button type="button" onClick={() => setRules((all) => all.filter((x) => x.key !== r.key))}>
@@ -144,14 +156,31 @@ export function PolicyForm({ fullPath, policy, onDone }: { fullPath: string; pol
           </button>
         </div>
       )}
-      <label className="field">
-        <span>Repeat every (minutes; empty = run the rules once)</span>
-        <input type="number" min={1} max={1440} value={repeatMinutes} onChange={(e) => setRepeatMinutes(e.target.value)} />
-      </label>
-      <label className="field">
-        <span>Repeat at most (times)</span>
-        <input type="number" min={0} max={9} required value={maxRepeats} onChange={(e) => setMaxRepeats(e.target.value)} />
-      </label>
+      <Field label="Repeat every (minutes; empty = run the rules once)">
+        {(control) => (
+          <input
+            {...control}
+            type="number"
+            min={1}
+            max={1440}
+            value={repeatMinutes}
+            onChange={(e) => setRepeatMinutes(e.target.value)}
+          />
+        )}
+      </Field>
+      <Field label="Repeat at most (times)">
+        {(control) => (
+          <input
+            {...control}
+            type="number"
+            min={0}
+            max={9}
+            required
+            value={maxRepeats}
+            onChange={(e) => setMaxRepeats(e.target.value)}
+          />
+        )}
+      </Field>
       {save.isError && <ErrorMessage error={save.error} />}
       <div className="actions">
         <button type="submit" className="primary" disabled={save.isPending}>

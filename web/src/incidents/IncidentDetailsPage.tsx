@@ -1,21 +1,25 @@
 import { Link } from "react-router";
 import { projectPath } from "../projects/address";
 import { useCurrentProject } from "../projects/context";
-import { ErrorMessage, isStatus } from "../ui/ErrorMessage";
 import { capitalize } from "../ui/format";
-import { Loading } from "../ui/Loading";
 import { NotFound } from "../ui/NotFound";
+import { QueryState } from "../ui/QueryState";
 import { Time } from "../ui/Time";
 import { useDocumentTitle } from "../ui/title";
-import { useIncident } from "./api";
+import { type Incident, useIncident } from "./api";
 
 export default function IncidentDetailsPage({ iid }: { iid: number }) {
   const { fullPath } = useCurrentProject();
   const incident = useIncident(fullPath, iid);
   useDocumentTitle(`Incident #${iid}`);
-  if (incident.isPending) return <Loading label="Loading the incident" />;
-  if (incident.isError) return isStatus(incident.error, 404) ? <NotFound /> : <ErrorMessage error={incident.error} />;
-  const i = incident.data;
+  return (
+    <QueryState query={incident} loading="Loading the incident" notFound={<NotFound />}>
+      {(i) => <IncidentDetails fullPath={fullPath} incident={i} />}
+    </QueryState>
+  );
+}
+
+function IncidentDetails({ fullPath, incident: i }: { fullPath: string; incident: Incident }) {
   return (
     <>
       <p className="breadcrumb">

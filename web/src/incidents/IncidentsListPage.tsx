@@ -1,10 +1,9 @@
 import { Link, useSearchParams } from "react-router";
 import { projectPath } from "../projects/address";
 import { useCurrentProject } from "../projects/context";
-import { ErrorMessage } from "../ui/ErrorMessage";
 import { capitalize } from "../ui/format";
-import { Loading } from "../ui/Loading";
 import { Pager } from "../ui/Pager";
+import { QueryState } from "../ui/QueryState";
 import { Tabs } from "../ui/Tabs";
 import { Time } from "../ui/Time";
 import { useDocumentTitle } from "../ui/title";
@@ -30,56 +29,57 @@ export default function IncidentsListPage() {
         selected={status || "all"}
         onSelect={(key) => setParams(key === "open" ? {} : { status: key })}
       >
-        {incidents.isPending ? (
-          <Loading label="Loading incidents" />
-        ) : incidents.isError ? (
-          <ErrorMessage error={incidents.error} />
-        ) : incidents.data.incidents.length === 0 ? (
-          <p className="empty">No incidents to display.</p>
-        ) : (
-          <>
-            <table>
-              <caption className="visually-hidden">Incidents</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Incident</th>
-                  <th scope="col">Severity</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Alert</th>
-                  <th scope="col">Opened</th>
-                </tr>
-              </thead>
-              <tbody>
-                {incidents.data.incidents.map((i) => (
-                  <tr key={i.iid}>
-                    <td>
-                      <Link to={projectPath(fullPath, "incidents", i.iid)}>{i.title}</Link>
-                      <span className="muted"> #{i.iid}</span>
-                    </td>
-                    <td>{capitalize(i.severity)}</td>
-                    <td>{capitalize(i.status)}</td>
-                    <td>
-                      {i.alert_iid ? (
-                        <Link to={projectPath(fullPath, "alert_management", i.alert_iid, "details")}>Alert #{i.alert_iid}</Link>
-                      ) : (
-                        "—"
-                      )}
-                    </td>
-                    <td>
-                      <Time iso={i.created_at} />
-                    </td>
+        <QueryState
+          query={incidents}
+          loading="Loading incidents"
+          isEmpty={(d) => d.incidents.length === 0}
+          empty={<p className="empty">No incidents to display.</p>}
+        >
+          {(d) => (
+            <>
+              <table>
+                <caption className="visually-hidden">Incidents</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Incident</th>
+                    <th scope="col">Severity</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Alert</th>
+                    <th scope="col">Opened</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-            <Pager
-              label="Incidents pages"
-              page={page}
-              totalPages={incidents.data.info.totalPages}
-              onPage={(n) => setParams({ ...(status !== "open" ? { status: status || "all" } : {}), page: String(n) })}
-            />
-          </>
-        )}
+                </thead>
+                <tbody>
+                  {d.incidents.map((i) => (
+                    <tr key={i.iid}>
+                      <td>
+                        <Link to={projectPath(fullPath, "incidents", i.iid)}>{i.title}</Link>
+                        <span className="muted"> #{i.iid}</span>
+                      </td>
+                      <td>{capitalize(i.severity)}</td>
+                      <td>{capitalize(i.status)}</td>
+                      <td>
+                        {i.alert_iid ? (
+                          <Link to={projectPath(fullPath, "alert_management", i.alert_iid, "details")}>Alert #{i.alert_iid}</Link>
+                        ) : (
+                          "—"
+                        )}
+                      </td>
+                      <td>
+                        <Time iso={i.created_at} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <Pager
+                label="Incidents pages"
+                page={page}
+                totalPages={d.info.totalPages}
+                onPage={(n) => setParams({ ...(status !== "open" ? { status: status || "all" } : {}), page: String(n) })}
+              />
+            </>
+          )}
+        </QueryState>
       </Tabs>
     </>
   );

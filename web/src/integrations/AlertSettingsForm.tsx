@@ -1,7 +1,6 @@
-import { type FormEvent, useEffect, useState } from "react";
+import { type FormEvent, useState } from "react";
 import { ErrorMessage } from "../ui/ErrorMessage";
-import { Loading } from "../ui/Loading";
-import { useAlertSettings, useSaveAlertSettings } from "./api";
+import { useSaveAlertSettings } from "./api";
 import type { AlertSettings } from "./types";
 
 const OPTIONS: { key: keyof AlertSettings; label: string }[] = [
@@ -13,49 +12,33 @@ const OPTIONS: { key: keyof AlertSettings; label: string }[] = [
   { key: "send_email", label: "Send a single email notification to Owners and Maintainers for new alerts." },
 ];
 
-export function AlertSettingsForm({ fullPath }: { fullPath: string }) {
-  const current = useAlertSettings(fullPath);
+/** The project's alert settings; the state starts from `current`, read by the page before it mounts. */
+export function AlertSettingsForm({ fullPath, current }: { fullPath: string; current: AlertSettings }) {
   const save = useSaveAlertSettings(fullPath);
-  const [values, setValues] = useState<AlertSettings | null>(null);
-  useEffect(() => {
-    if (current.data) setValues(current.data);
-  }, [current.data]);
+  const [values, setValues] = useState<AlertSettings>(current);
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (values) save.mutate(values);
+    save.mutate(values);
   };
   return (
-    <section className="card" aria-labelledby="alert-settings-title">
-      <h3 id="alert-settings-title">Alert settings</h3>
-      {current.isError ? (
-        <ErrorMessage error={current.error} />
-      ) : !values ? (
-        <Loading />
-      ) : (
-        <form className="stack" onSubmit={submit}>
-          {OPTIONS.map((o) => (
-            <label key={o.key} className="check">
-              <input
-                type="checkbox"
-                checked={values[o.key]}
-                onChange={(e) => setValues({ ...values, [o.key]: e.target.checked })}
-              />
-              <span>{o.label}</span>
-            </label>
-          ))}
-          {save.isError && <ErrorMessage error={save.error} />}
-          {save.isSuccess && (
-            <p role="status" className="message success">
-              Alert settings saved.
-            </p>
-          )}
-          <div className="actions">
-            <button type="submit" className="primary" disabled={save.isPending}>
-              Save changes
-            </button>
-          </div>
-        </form>
+    <form className="stack" onSubmit={submit}>
+      {OPTIONS.map((o) => (
+        <label key={o.key} className="check">
+          <input type="checkbox" checked={values[o.key]} onChange={(e) => setValues({ ...values, [o.key]: e.target.checked })} />
+          <span>{o.label}</span>
+        </label>
+      ))}
+      {save.isError && <ErrorMessage error={save.error} />}
+      {save.isSuccess && (
+        <p role="status" className="message success">
+          Alert settings saved.
+        </p>
       )}
-    </section>
+      <div className="actions">
+        <button type="submit" className="primary" disabled={save.isPending}>
+          Save changes
+        </button>
+      </div>
+    </form>
   );
 }

@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from "react";
 import { ErrorMessage } from "../ui/ErrorMessage";
+import { Field } from "../ui/Field";
 import { useUpdateIntegration } from "./api";
 import { KeyProtection } from "./KeyProtection";
 import type { Integration } from "./types";
@@ -24,33 +25,50 @@ export function ConfigureDetails({ fullPath, integration }: { fullPath: string; 
     <>
       <form className="stack" onSubmit={submit}>
         {integration.type === "http" ? (
-          <label className="field">
-            <span>Integration name</span>
-            <input required maxLength={255} value={name} onChange={(e) => setName(e.target.value)} />
-          </label>
+          <Field label="Integration name">
+            {(control) => <input {...control} required maxLength={255} value={name} onChange={(e) => setName(e.target.value)} />}
+          </Field>
         ) : (
-          <label className="field">
-            <span>Prometheus API base URL (optional)</span>
-            <input
-              type="url"
-              value={apiUrl}
-              placeholder="https://prometheus.example.com"
-              onChange={(e) => setApiUrl(e.target.value)}
-            />
-          </label>
+          <Field label="Prometheus API base URL (optional)">
+            {(control) => (
+              <input
+                {...control}
+                type="url"
+                value={apiUrl}
+                placeholder="https://prometheus.example.com"
+                onChange={(e) => setApiUrl(e.target.value)}
+              />
+            )}
+          </Field>
         )}
         <label className="check">
           <input type="checkbox" checked={active} onChange={(e) => setActive(e.target.checked)} />
           <span>Active</span>
         </label>
-        <label className="field">
-          <span>Rate limit (requests per minute; 0 = unlimited)</span>
-          <input type="number" min={0} max={1000000} value={rateLimit} onChange={(e) => setRateLimit(e.target.value)} />
-        </label>
-        <label className="field">
-          <span>Auto-resolve after minutes without new events (empty = never)</span>
-          <input type="number" min={1} max={10080} value={autoResolve} onChange={(e) => setAutoResolve(e.target.value)} />
-        </label>
+        <Field label="Rate limit (requests per minute; 0 = unlimited)">
+          {(control) => (
+            <input
+              {...control}
+              type="number"
+              min={0}
+              max={1000000}
+              value={rateLimit}
+              onChange={(e) => setRateLimit(e.target.value)}
+            />
+          )}
+        </Field>
+        <Field label="Auto-resolve after minutes without new events (empty = never)">
+          {(control) => (
+            <input
+              {...control}
+              type="number"
+              min={1}
+              max={10080}
+              value={autoResolve}
+              onChange={(e) => setAutoResolve(e.target.value)}
+            />
+          )}
+        </Field>
         {update.isError && <ErrorMessage error={update.error} />}
         {update.isSuccess && (
           <p role="status" className="message success">

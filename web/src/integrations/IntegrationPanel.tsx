@@ -1,29 +1,24 @@
-import { ErrorMessage } from "../ui/ErrorMessage";
-import { Loading } from "../ui/Loading";
 import { Tabs } from "../ui/Tabs";
-import { useIntegration } from "./api";
 import { ConfigureDetails } from "./ConfigureDetails";
-import { CustomMapping } from "./mapping/CustomMapping";
+import { CustomMapping, type MappingFields } from "./mapping/CustomMapping";
 import { SendTestAlert } from "./SendTestAlert";
-import { type IntegrationType, TYPE_LABELS } from "./types";
+import { type Integration, TYPE_LABELS } from "./types";
 import { ViewCredentials } from "./ViewCredentials";
 
 export type PanelTab = "details" | "credentials" | "test";
 
 interface Props {
   fullPath: string;
-  type: IntegrationType;
-  id: number;
+  integration: Integration;
+  /** The custom mapping's parsed fields (HTTP endpoints), read by the page. */
+  mapping: MappingFields;
   tab: PanelTab;
   onTab: (tab: PanelTab) => void;
   onClose: () => void;
 }
 
-export function IntegrationPanel({ fullPath, type, id, tab, onTab, onClose }: Props) {
-  const integration = useIntegration(fullPath, type, id);
-  if (integration.isPending) return <Loading label="Loading the integration" />;
-  if (integration.isError) return <ErrorMessage error={integration.error} />;
-  const i = integration.data;
+/** One integration's tabs; the page reads the integration. */
+export function IntegrationPanel({ fullPath, integration: i, mapping, tab, onTab, onClose }: Props) {
   const tabs = [
     { key: "details" as const, label: "Configure details" },
     { key: "credentials" as const, label: "View credentials" },
@@ -42,7 +37,7 @@ export function IntegrationPanel({ fullPath, type, id, tab, onTab, onClose }: Pr
       </div>
       <Tabs label={`Integration ${i.name}`} tabs={tabs} selected={selected} onSelect={onTab}>
         {selected === "details" && <ConfigureDetails key={i.updated_at} fullPath={fullPath} integration={i} />}
-        {selected === "details" && i.type === "http" && <CustomMapping key={i.id} integration={i} />}
+        {selected === "details" && i.type === "http" && <CustomMapping key={i.id} integration={i} mapping={mapping} />}
         {selected === "credentials" && <ViewCredentials fullPath={fullPath} integration={i} />}
         {selected === "test" && <SendTestAlert fullPath={fullPath} integrationId={i.id} />}
       </Tabs>

@@ -2,6 +2,7 @@ import { type FormEvent, useState } from "react";
 import { ConfirmDialog } from "../ui/ConfirmDialog";
 import { CopyButton } from "../ui/CopyButton";
 import { ErrorMessage } from "../ui/ErrorMessage";
+import { Field } from "../ui/Field";
 import { Time } from "../ui/Time";
 import { useResetToken, useSigningSecret } from "./api";
 import type { Integration } from "./types";
@@ -32,10 +33,19 @@ export function KeyProtection({ fullPath, integration }: { fullPath: string; int
         </dd>
       </dl>
       <form className="toolbar" onSubmit={rotate}>
-        <label className="field inline">
-          <span>Grace period for the old key (seconds)</span>
-          <input type="number" min={0} max={86400} required value={grace} onChange={(e) => setGrace(e.target.value)} />
-        </label>
+        <Field label="Grace period for the old key (seconds)" inline>
+          {(control) => (
+            <input
+              {...control}
+              type="number"
+              min={0}
+              max={86400}
+              required
+              value={grace}
+              onChange={(e) => setGrace(e.target.value)}
+            />
+          )}
+        </Field>
         <button type="submit" disabled={reset.isPending}>
           Rotate key
         </button>

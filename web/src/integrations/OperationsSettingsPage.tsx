@@ -4,13 +4,23 @@ import { ACCESS } from "../api/types";
 import { useCurrentProject } from "../projects/context";
 import { ConfirmDialog } from "../ui/ConfirmDialog";
 import { ErrorMessage } from "../ui/ErrorMessage";
-import { Loading } from "../ui/Loading";
+import { Field } from "../ui/Field";
+import { QueryState } from "../ui/QueryState";
 import { useDocumentTitle } from "../ui/title";
 import { AddIntegrationForm } from "./AddIntegrationForm";
 import { AlertSettingsForm } from "./AlertSettingsForm";
-import { useDeleteIntegration, useIntegrations } from "./api";
+import {
+  useAlertSettings,
+  useCreateIntegration,
+  useDeleteIntegration,
+  useIntegration,
+  useIntegrations,
+  useOpsgenie,
+} from "./api";
 import { IntegrationPanel, type PanelTab } from "./IntegrationPanel";
 import { IntegrationsTable } from "./IntegrationsTable";
+import { savedSample, usePayloadFields } from "./mapping/api";
+import type { MappingFields } from "./mapping/CustomMapping";
 import { OpsgenieForm } from "./OpsgenieForm";
 import { SendTestAlert } from "./SendTestAlert";
 import type { IntegrationSummary, IntegrationType } from "./types";
@@ -34,28 +44,29 @@ function useSelection() {
   };
 }
 
-function Integrations({ fullPath }: { fullPath: string }) {
-  const integrations = useIntegrations(fullPath);
+interface IntegrationsProps {
+  fullPath: string;
+  integrations: IntegrationSummary[];
+  /** The integration open in the panel, read by the page. */
+  opened: ReturnType<typeof useIntegration> | null;
+  mapping: MappingFields;
+  sel: ReturnType<typeof useSelection>;
+}
+
+function Integrations({ fullPath, integrations, opened, mapping, sel }: IntegrationsProps) {
+  const create = useCreateIntegration(fullPath);
   const remove = useDeleteIntegration(fullPath);
-  const sel = useSelection();
   const [deleting, setDeleting] = useState<IntegrationSummary | null>(null);
   return (
-    <section aria-labelledby="integrations-title" className="stack">
-      <h3 id="integrations-title">Current integrations</h3>
-      {integrations.isPending ? (
-        <Loading label="Loading integrations" />
-      ) : integrations.isError ? (
-        <ErrorMessage error={integrations.error} />
-      ) : (
-        <IntegrationsTable
-          integrations={integrations.data}
-          onEdit={(i) => sel.open(i.type, i.id)}
-          onDelete={(i) => {
-            remove.reset();
-            setDeleting(i);
-          }}
-        />
-      )}
+    <>
+      <IntegrationsTable
+        integrations={integrations}
+        onEdit={(i) => sel.open(i.type, i.id)}
+        onDelete={(i) => {
+          remove.reset();
+          setDeleting(i);
+        }}
+      />
       {remove.isError && <ErrorMessage error={remove.error} />}
       {remove.isSuccess && (
         <p role="status" className="message success">
@@ -71,21 +82,24 @@ function Integrations({ fullPath }: { fullPath: string }) {
       )}
       {sel.adding && (
         <AddIntegrationForm
-          fullPath={fullPath}
+          onSubmit={(input) => create.mutateAsync(input)}
           onCancel={sel.close}
           onCreated={(i) => sel.open(i.type, i.id, i.type === "http" ? "credentials" : "details")}
         />
       )}
-      {sel.selected && TYPES.includes(sel.selected.type) && sel.selected.type !== "opsgenie" && (
-        <IntegrationPanel
-          key={`${sel.selected.type}-${sel.selected.id}`}
-          fullPath={fullPath}
-          type={sel.selected.type}
-          id={sel.selected.id}
-          tab={sel.tab}
-          onTab={(t) => sel.selected && sel.open(sel.selected.type, sel.selected.id, t)}
-          onClose={sel.close}
-        />
+      {opened && sel.selected && (
+        <QueryState key={`${sel.selected.type}-${sel.selected.id}`} query={opened} loading="Loading the integration">
+          {(integration) => (
+            <IntegrationPanel
+              fullPath={fullPath}
+              integration={integration}
+              mapping={mapping}
+              tab={sel.tab}
+              onTab={(t) => sel.selected && sel.open(sel.selected.type, sel.selected.id, t)}
+              onClose={sel.close}
+            />
+          )}
+        </QueryState>
       )}
       <ConfirmDialog
         open={deleting !== null}
@@ -109,7 +123,7 @@ function Integrations({ fullPath }: { fullPath: string }) {
           Deleting <strong>{deleting?.name}</strong> stops its URL from accepting alerts. Alerts already received are kept.
         </p>
       </ConfirmDialog>
-    </section>
+    </>
   );
 }
 
@@ -121,28 +135,64 @@ function DeveloperTestAlert({ fullPath }: { fullPath: string }) {
     <section aria-labelledby="test-title" className="card stack">
       <h3 id="test-title">Send test alert</h3>
       <p>Integrations are managed by Maintainers. As a Developer you can send a test alert to an HTTP endpoint.</p>
-      <label className="field">
-        <span>Integration ID</span>
-        <input inputMode="numeric" value={id} onChange={(e) => setId(e.target.value.trim())} />
-      </label>
+      <Field label="Integration ID">
+        {(control) => <input {...control} inputMode="numeric" value={id} onChange={(e) => setId(e.target.value.trim())} />}
+      </Field>
       {valid && <SendTestAlert key={id} fullPath={fullPath} integrationId={Number(id)} />}
     </section>
   );
 }
 
+/** Monitor settings → Alerts: the page reads the integrations, the open one, Opsgenie and the alert settings. */
 export default function OperationsSettingsPage() {
   const { project, access, fullPath } = useCurrentProject();
   useDocumentTitle(`Monitor settings · ${project.name}`);
+  const maintainer = access >= ACCESS.maintainer;
+  const sel = useSelection();
+  const panel = sel.selected && TYPES.includes(sel.selected.type) && sel.selected.type !== "opsgenie" ? sel.selected : null;
+  const integrations = useIntegrations(fullPath, maintainer);
+  const opened = useIntegration(fullPath, panel?.type ?? "http", panel?.id ?? 0, maintainer && panel !== null);
+  const opsgenie = useOpsgenie(fullPath, maintainer);
+  const alertSettings = useAlertSettings(fullPath, maintainer);
+  // The custom mapping's sample: the saved one until another is parsed (for the open endpoint).
+  const panelKey = panel ? `${panel.type}-${panel.id}` : "";
+  const [parsedBy, setParsedBy] = useState<{ key: string; sample: string } | null>(null);
+  const parsed = parsedBy?.key === panelKey ? parsedBy.sample : savedSample(opened.data) || null;
+  const premium = (project.tier ?? "free") !== "free";
+  const fields = usePayloadFields(fullPath, maintainer && premium && panel?.type === "http" ? parsed : null);
+  const mapping: MappingFields = { fields, parsed, onParse: (sample) => setParsedBy({ key: panelKey, sample }) };
   return (
     <>
       <h1>Monitor settings</h1>
       <h2 className="section-title">Alerts</h2>
       <p>Display alerts from all configured monitoring tools.</p>
-      {access >= ACCESS.maintainer ? (
+      {maintainer ? (
         <div className="stack">
-          <Integrations fullPath={fullPath} />
-          <OpsgenieForm fullPath={fullPath} />
-          <AlertSettingsForm fullPath={fullPath} />
+          <section aria-labelledby="integrations-title" className="stack">
+            <h3 id="integrations-title">Current integrations</h3>
+            <QueryState query={integrations} loading="Loading integrations">
+              {(list) => (
+                <Integrations
+                  fullPath={fullPath}
+                  integrations={list}
+                  opened={panel ? opened : null}
+                  mapping={mapping}
+                  sel={sel}
+                />
+              )}
+            </QueryState>
+          </section>
+          <section className="card" aria-labelledby="opsgenie-title">
+            <h3 id="opsgenie-title">Opsgenie</h3>
+            <p>While the Opsgenie link is active, alerts are managed in Opsgenie and no other integration can be active.</p>
+            <QueryState query={opsgenie}>{(current) => <OpsgenieForm fullPath={fullPath} current={current} />}</QueryState>
+          </section>
+          <section className="card" aria-labelledby="alert-settings-title">
+            <h3 id="alert-settings-title">Alert settings</h3>
+            <QueryState query={alertSettings}>
+              {(current) => <AlertSettingsForm fullPath={fullPath} current={current} />}
+            </QueryState>
+          </section>
         </div>
       ) : (
         <DeveloperTestAlert fullPath={fullPath} />

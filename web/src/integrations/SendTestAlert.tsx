@@ -2,6 +2,7 @@ import { useState } from "react";
 import { Link } from "react-router";
 import { projectPath } from "../projects/address";
 import { ErrorMessage } from "../ui/ErrorMessage";
+import { Field } from "../ui/Field";
 import { useSendTestAlert } from "./api";
 import { type DryRun, SAMPLE_PAYLOAD } from "./types";
 
@@ -49,19 +50,21 @@ export function SendTestAlert({ fullPath, integrationId }: { fullPath: string; i
   return (
     <div className="stack">
       <p>Provide an example payload from the monitoring tool you intend to integrate with, and send it to this integration.</p>
-      <label className="field">
-        <span>Alert test payload</span>
-        <textarea
-          className="mono"
-          rows={14}
-          spellCheck={false}
-          value={payload}
-          onChange={(e) => {
-            setPayload(e.target.value);
-            send.reset();
-          }}
-        />
-      </label>
+      <Field label="Alert test payload">
+        {(control) => (
+          <textarea
+            {...control}
+            className="mono"
+            rows={14}
+            spellCheck={false}
+            value={payload}
+            onChange={(e) => {
+              setPayload(e.target.value);
+              send.reset();
+            }}
+          />
+        )}
+      </Field>
       <div className="actions">
         <button
           type="button"

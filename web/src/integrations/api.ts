@@ -15,24 +15,33 @@ function integrationUrl(fullPath: string, type: IntegrationType, id: number) {
   return `${base(fullPath)}/${type}_integration`;
 }
 
-export function useIntegrations(fullPath: string) {
+export function useIntegrations(fullPath: string, enabled = true) {
   return useQuery({
+    enabled,
     queryKey: keys.list(fullPath),
     queryFn: ({ signal }) => api.get<IntegrationSummary[]>(`${base(fullPath)}/integrations`, signal),
   });
 }
 
-export function useIntegration(fullPath: string, type: IntegrationType, id: number) {
+export function useIntegration(fullPath: string, type: IntegrationType, id: number, enabled = true) {
   return useQuery({
+    enabled,
     queryKey: keys.one(fullPath, type, id),
     queryFn: ({ signal }) => api.get<Integration>(integrationUrl(fullPath, type, id), signal),
   });
 }
 
+/** What the add form sends: an HTTP endpoint (named) or the project's Prometheus integration. */
+export interface NewIntegration {
+  type: "http" | "prometheus";
+  name: string;
+  active: boolean;
+}
+
 export function useCreateIntegration(fullPath: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: { type: "http" | "prometheus"; name: string; active: boolean }) =>
+    mutationFn: (input: NewIntegration) =>
       input.type === "http"
         ? api.post<Integration>(`${base(fullPath)}/http_integrations`, { name: input.name, active: input.active })
         : api.put<Integration>(`${base(fullPath)}/prometheus_integration`, { active: input.active }),
@@ -97,8 +106,9 @@ export interface OpsgenieLink {
   api_url: string;
 }
 
-export function useOpsgenie(fullPath: string) {
+export function useOpsgenie(fullPath: string, enabled = true) {
   return useQuery({
+    enabled,
     queryKey: ["integrations", fullPath, "opsgenie"],
     queryFn: async ({ signal }): Promise<OpsgenieLink> => {
       try {
@@ -120,8 +130,9 @@ export function useSaveOpsgenie(fullPath: string) {
   });
 }
 
-export function useAlertSettings(fullPath: string) {
+export function useAlertSettings(fullPath: string, enabled = true) {
   return useQuery({
+    enabled,
     queryKey: ["alert-settings", fullPath],
     queryFn: ({ signal }) => api.get<AlertSettings>(`${base(fullPath)}/settings`, signal),
   });

@@ -1,30 +1,49 @@
 import { useEffect, useId, useRef, useState } from "react";
 import { ErrorMessage } from "../ui/ErrorMessage";
-import { type Source, useNotificationSetting, useSaveNotificationSetting } from "./api";
+import type { NotificationSetting, SettingChange } from "./api";
 import { EVENTS } from "./levels";
 
 interface Props {
-  source: Source;
   title: string;
+  setting: NotificationSetting;
+  onSave: (change: SettingChange) => Promise<NotificationSetting>;
   onClose: () => void;
   onSaved: (message: string) => void;
 }
 
 /** The custom events of one setting as checkboxes; each change is saved at once. */
-export function CustomEventsDialog({ source, title, onClose, onSaved }: Props) {
+export function CustomEventsDialog({ title, setting, onSave, onClose, onSaved }: Props) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
-  const setting = useNotificationSetting(source);
-  const save = useSaveNotificationSetting(source);
+  const [error, setError] = useState<unknown>(null);
   useEffect(() => {
     const dialog = ref.current;
     if (dialog && !dialog.open) dialog.showModal();
   }, []);
-  // What was just clicked shows at once; it falls back to the API's answer once saved (or refused).
+  // What was just clicked shows at once; it falls back to the saved setting once saved (or refused).
   const [clicked, setClicked] = useState<Record<string, boolean>>({});
-  const events = { ...setting.data?.events, ...clicked };
+  const events = { ...setting.events, ...clicked };
   // new_epic only where the API returns it (groups on Ultimate, and the global setting of their members).
   const shown = EVENTS.filter((e) => e.name !== "new_epic" || "new_epic" in events);
+  const toggle = (name: string, label: string, on: boolean) => {
+    setClicked((c) => ({ ...c, [name]: on }));
+    setError(null);
+    const settled = () =>
+      setClicked((c) => {
+        const { [name]: _, ...rest } = c;
+        return rest;
+      });
+    onSave({ level: "custom", [name]: on }).then(
+      () => {
+        settled();
+        onSaved(`${label} ${on ? "on" : "off"}: notification settings saved.`);
+      },
+      (err: unknown) => {
+        settled();
+        setError(err);
+      },
+    );
+  };
   return (
     <dialog
       ref={ref}
@@ -47,28 +66,13 @@ export function CustomEventsDialog({ source, title, onClose, onSaved }: Props) {
               <input
                 type="checkbox"
                 checked={events[e.name] === true}
-                onChange={(ev) => {
-                  const on = ev.target.checked;
-                  setClicked((c) => ({ ...c, [e.name]: on }));
-                  save.mutate(
-                    { level: "custom", [e.name]: on },
-                    {
-                      onSuccess: () => onSaved(`${e.label} ${on ? "on" : "off"}: notification settings saved.`),
-                      onSettled: () =>
-                        setClicked((c) => {
-                          const { [e.name]: _, ...rest } = c;
-                          return rest;
-                        }),
-                    },
-                  );
-                }}
+                onChange={(ev) => toggle(e.name, e.label, ev.target.checked)}
               />
               <span>{e.label}</span>
             </label>
           ))}
         </fieldset>
-        {save.isError && <ErrorMessage error={save.error} />}
-        {setting.isError && <ErrorMessage error={setting.error} />}
+        {error ? <ErrorMessage error={error} /> : null}
       </div>
       <div className="actions">
         <button type="button" className="primary" onClick={onClose}>

@@ -1,35 +1,31 @@
 import { useState } from "react";
 import { ErrorMessage } from "../ui/ErrorMessage";
-import { type Source, useNotificationSetting, useSaveNotificationSetting } from "./api";
+import { useSubmit } from "../ui/submit";
+import type { NotificationSetting, SettingChange } from "./api";
 import { CustomEventsDialog } from "./CustomEventsDialog";
 import { LEVELS, levelHelp } from "./levels";
 
 interface Props {
-  source: Source;
+  /** The global select offers five levels (`global` only means something for a group or project). */
+  global?: boolean;
   /** The accessible name of the select, e.g. "Notification level for ops/web". */
   label: string;
+  setting: NotificationSetting;
+  onSave: (change: SettingChange) => Promise<NotificationSetting>;
   onSaved: (message: string) => void;
 }
 
 /** A level select saved on change; Custom opens the events dialog. */
-export function LevelSelect({ source, label, onSaved }: Props) {
-  const setting = useNotificationSetting(source);
-  const save = useSaveNotificationSetting(source);
+export function LevelSelect({ global, label, setting, onSave, onSaved }: Props) {
+  const save = useSubmit(onSave);
   const [dialog, setDialog] = useState(false);
-  if (setting.isPending) return <span className="loading">Loading…</span>;
-  if (setting.isError) return <ErrorMessage error={setting.error} />;
-  const levels = source.kind === "global" ? LEVELS.filter((l) => l.value !== "global") : LEVELS;
-  const level = save.isPending && save.variables?.level ? String(save.variables.level) : setting.data.level;
+  const levels = global ? LEVELS.filter((l) => l.value !== "global") : LEVELS;
+  const level = save.pending?.level ? String(save.pending.level) : setting.level;
   const change = (value: string) =>
-    save.mutate(
-      { level: value },
-      {
-        onSuccess: () => {
-          onSaved(`${label}: ${LEVELS.find((l) => l.value === value)?.label ?? value}. Notification settings saved.`);
-          if (value === "custom") setDialog(true);
-        },
-      },
-    );
+    save.submit({ level: value }, () => {
+      onSaved(`${label}: ${LEVELS.find((l) => l.value === value)?.label ?? value}. Notification settings saved.`);
+      if (value === "custom") setDialog(true);
+    });
   return (
     <div className="stack">
       <div className="with-button">
@@ -40,18 +36,19 @@ export function LevelSelect({ source, label, onSaved }: Props) {
             </option>
           ))}
         </select>
-        {setting.data.level === "custom" && (
+        {setting.level === "custom" && (
           <button type="button" aria-label={`Custom events: ${label}`} onClick={() => setDialog(true)}>
             Custom events
           </button>
         )}
       </div>
       <span className="muted help">{levelHelp(level)}</span>
-      {save.isError && <ErrorMessage error={save.error} />}
+      {save.error ? <ErrorMessage error={save.error} /> : null}
       {dialog && (
         <CustomEventsDialog
-          source={source}
           title={`Custom notification events: ${label.replace(/^Notification level for /, "")}`}
+          setting={setting}
+          onSave={onSave}
           onClose={() => setDialog(false)}
           onSaved={onSaved}
         />

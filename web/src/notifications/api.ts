@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, request } from "../api/client";
 import { pageInfo, query } from "../api/paging";
 import { displayName } from "./names";
@@ -30,19 +30,30 @@ const sourceUrl = (s: Source) =>
   s.kind === "global" ? "/api/v4/notification_settings" : `/api/v4/${s.kind}s/${s.id}/notification_settings`;
 const key = (s: Source) => ["notification-settings", s.kind, s.kind === "global" ? 0 : s.id] as const;
 
+const settingQuery = (source: Source) => ({
+  queryKey: key(source),
+  queryFn: ({ signal }: { signal: AbortSignal }) => api.get<NotificationSetting>(sourceUrl(source), signal),
+});
+
 export function useNotificationSetting(source: Source) {
-  return useQuery({
-    queryKey: key(source),
-    queryFn: ({ signal }) => api.get<NotificationSetting>(sourceUrl(source), signal),
-  });
+  return useQuery(settingQuery(source));
 }
 
+/** The settings of several groups and projects (the rows on screen), one request each. */
+export function useNotificationSettings(sources: Source[]) {
+  return useQueries({ queries: sources.map(settingQuery) });
+}
+
+/** A change to one setting, e.g. `{ level: "watch" }` or `{ level: "custom", new_note: true }`. */
+export type SettingChange = Record<string, string | boolean>;
+
 /** Saves at once; the answer (with `events` when custom) becomes the cached setting. */
-export function useSaveNotificationSetting(source: Source) {
+export function useSaveNotificationSetting() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (change: Record<string, string | boolean>) => api.put<NotificationSetting>(sourceUrl(source), change),
-    onSuccess: (setting) => client.setQueryData(key(source), setting),
+    mutationFn: ({ source, change }: { source: Source; change: SettingChange }) =>
+      api.put<NotificationSetting>(sourceUrl(source), change),
+    onSuccess: (setting, { source }) => client.setQueryData(key(source), setting),
   });
 }
 

@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from "react";
 import { ErrorMessage } from "../ui/ErrorMessage";
+import { Field } from "../ui/Field";
 import { useCreateOverride, useCreateSchedule } from "./api";
 import { viewerZone } from "./zone";
 
@@ -21,22 +22,23 @@ export function ScheduleForm({ fullPath }: { fullPath: string }) {
     <section className="card" aria-labelledby="add-schedule-title">
       <h2 id="add-schedule-title">Add a schedule</h2>
       <form className="stack" onSubmit={submit}>
-        <label className="field">
-          <span>Schedule name</span>
-          <input required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
-        </label>
-        <label className="field">
-          <span>Time zone</span>
-          <select value={timezone} onChange={(e) => setTimezone(e.target.value)}>
-            {zones().map((z) => (
-              <option key={z}>{z}</option>
-            ))}
-          </select>
-        </label>
-        <label className="field">
-          <span>Description (optional)</span>
-          <input maxLength={1000} value={description} onChange={(e) => setDescription(e.target.value)} />
-        </label>
+        <Field label="Schedule name">
+          {(control) => <input {...control} required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />}
+        </Field>
+        <Field label="Time zone">
+          {(control) => (
+            <select {...control} value={timezone} onChange={(e) => setTimezone(e.target.value)}>
+              {zones().map((z) => (
+                <option key={z}>{z}</option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="Description (optional)">
+          {(control) => (
+            <input {...control} maxLength={1000} value={description} onChange={(e) => setDescription(e.target.value)} />
+          )}
+        </Field>
         {create.isError && <ErrorMessage error={create.error} />}
         <div className="actions">
           <button type="submit" className="primary" disabled={create.isPending}>
@@ -72,18 +74,19 @@ export function OverrideForm({ fullPath, iid, scheduleName }: { fullPath: string
   return (
     <form className="stack card" onSubmit={submit} aria-labelledby={`${id}-title`}>
       <h4 id={`${id}-title`}>Add an override to {scheduleName}</h4>
-      <label className="field">
-        <span>Who is on call instead (username)</span>
-        <input required value={username} onChange={(e) => setUsername(e.target.value)} />
-      </label>
-      <label className="field">
-        <span>From (your time)</span>
-        <input required type="datetime-local" value={startsAt} onChange={(e) => setStartsAt(e.target.value)} />
-      </label>
-      <label className="field">
-        <span>Until (your time)</span>
-        <input required type="datetime-local" value={endsAt} onChange={(e) => setEndsAt(e.target.value)} />
-      </label>
+      <Field label="Who is on call instead (username)">
+        {(control) => <input {...control} required value={username} onChange={(e) => setUsername(e.target.value)} />}
+      </Field>
+      <Field label="From (your time)">
+        {(control) => (
+          <input {...control} required type="datetime-local" value={startsAt} onChange={(e) => setStartsAt(e.target.value)} />
+        )}
+      </Field>
+      <Field label="Until (your time)">
+        {(control) => (
+          <input {...control} required type="datetime-local" value={endsAt} onChange={(e) => setEndsAt(e.target.value)} />
+        )}
+      </Field>
       {create.isError && <ErrorMessage error={create.error} />}
       <div className="actions">
         <button type="submit" className="primary" disabled={create.isPending}>

@@ -1,10 +1,9 @@
 import { useMemo, useState } from "react";
 import { ACCESS } from "../api/types";
 import { useCurrentProject } from "../projects/context";
-import { ErrorMessage } from "../ui/ErrorMessage";
-import { Loading } from "../ui/Loading";
+import { PENDING, QueryState } from "../ui/QueryState";
 import { useDocumentTitle } from "../ui/title";
-import { useSchedules } from "./api";
+import { useOverrides, useSchedules, useShifts } from "./api";
 import { ScheduleForm } from "./OncallForms";
 import { ScheduleSection } from "./ScheduleSection";
 import { midnightIn, viewerZone } from "./zone";
@@ -20,6 +19,20 @@ export default function OncallSchedulesPage() {
   const now = useMemo(() => Date.now(), []);
   const mine = viewerZone();
   const canWrite = access >= ACCESS.maintainer;
+  // Each schedule's 14 days from midnight in the zone shown, its shifts and its overrides.
+  const windows = (schedules.data ?? []).map((s) => {
+    const zone = inViewerZone ? mine : s.timezone;
+    const from = midnightIn(now, zone);
+    return { schedule: s, zone, from, to: from + DAYS * 86_400_000 };
+  });
+  const shifts = useShifts(
+    fullPath,
+    windows.map((w) => ({ iid: w.schedule.iid, from: new Date(w.from).toISOString(), to: new Date(w.to).toISOString() })),
+  );
+  const overrides = useOverrides(
+    fullPath,
+    windows.map((w) => w.schedule.iid),
+  );
   return (
     <>
       <h1>On-call schedules</h1>
@@ -33,31 +46,27 @@ export default function OncallSchedulesPage() {
           <input type="radio" name="zone" checked={inViewerZone} onChange={() => setInViewerZone(true)} /> your time zone ({mine})
         </label>
       </fieldset>
-      {schedules.isPending ? (
-        <Loading label="Loading schedules" />
-      ) : schedules.isError ? (
-        <ErrorMessage error={schedules.error} />
-      ) : (
-        <>
-          {schedules.data.length === 0 && <p className="empty">No on-call schedules yet.</p>}
-          {schedules.data.map((s) => {
-            const zone = inViewerZone ? mine : s.timezone;
-            const from = midnightIn(now, zone);
-            return (
+      <QueryState query={schedules} loading="Loading schedules">
+        {(list) => (
+          <>
+            {list.length === 0 && <p className="empty">No on-call schedules yet.</p>}
+            {windows.map(({ schedule, zone, from, to }, i) => (
               <ScheduleSection
-                key={`${s.iid}-${zone}`}
+                key={`${schedule.iid}-${zone}`}
                 fullPath={fullPath}
-                schedule={s}
+                schedule={schedule}
                 zone={zone}
                 canWrite={canWrite}
                 from={from}
-                to={from + DAYS * 86_400_000}
+                to={to}
                 now={now}
+                shifts={shifts[i] ?? PENDING}
+                overrides={overrides[i] ?? PENDING}
               />
-            );
-          })}
-        </>
-      )}
+            ))}
+          </>
+        )}
+      </QueryState>
       {canWrite && <ScheduleForm fullPath={fullPath} />}
     </>
   );

@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from "react";
 import { ErrorMessage } from "../ui/ErrorMessage";
+import { Field } from "../ui/Field";
 import { type Rotation, useSaveRotation } from "./api";
 import { usernames } from "./OncallForms";
 
@@ -48,42 +49,48 @@ export function RotationForm({ fullPath, iid, scheduleName, rotation, onDone }: 
   return (
     <form className="stack card" onSubmit={submit} aria-labelledby={`${id}-title`}>
       <h4 id={`${id}-title`}>{title}</h4>
-      <label className="field">
-        <span>Rotation name</span>
-        <input required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
-      </label>
-      <label className="field">
-        <span>Starts at (in the schedule's time zone)</span>
-        <input required type="datetime-local" value={startsAt} onChange={(e) => setStartsAt(e.target.value)} />
-      </label>
-      <label className="field">
-        <span>Ends at (optional, in the schedule's time zone)</span>
-        <input type="datetime-local" value={endsAt} onChange={(e) => setEndsAt(e.target.value)} />
-      </label>
-      <label className="field">
-        <span>Hand over every</span>
-        <input required type="number" min={1} max={1000} value={length} onChange={(e) => setLength(e.target.value)} />
-      </label>
-      <label className="field">
-        <span>Unit</span>
-        <select value={unit} onChange={(e) => setUnit(e.target.value)}>
-          <option value="hours">hours</option>
-          <option value="days">days</option>
-          <option value="weeks">weeks</option>
-        </select>
-      </label>
-      <label className="field">
-        <span>On call daily from (optional; not with hours)</span>
-        <input type="time" value={activeFrom} onChange={(e) => setActiveFrom(e.target.value)} />
-      </label>
-      <label className="field">
-        <span>On call daily until (before "from" = overnight)</span>
-        <input type="time" value={activeUntil} onChange={(e) => setActiveUntil(e.target.value)} />
-      </label>
-      <label className="field">
-        <span>Participants (usernames in hand-over order)</span>
-        <input required value={participants} onChange={(e) => setParticipants(e.target.value)} />
-      </label>
+      <Field label="Rotation name">
+        {(control) => <input {...control} required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />}
+      </Field>
+      <Field label="Starts at (in the schedule's time zone)">
+        {(control) => (
+          <input {...control} required type="datetime-local" value={startsAt} onChange={(e) => setStartsAt(e.target.value)} />
+        )}
+      </Field>
+      <Field label="Ends at (optional, in the schedule's time zone)">
+        {(control) => <input {...control} type="datetime-local" value={endsAt} onChange={(e) => setEndsAt(e.target.value)} />}
+      </Field>
+      <Field label="Hand over every">
+        {(control) => (
+          <input
+            {...control}
+            required
+            type="number"
+            min={1}
+            max={1000}
+            value={length}
+            onChange={(e) => setLength(e.target.value)}
+          />
+        )}
+      </Field>
+      <Field label="Unit">
+        {(control) => (
+          <select {...control} value={unit} onChange={(e) => setUnit(e.target.value)}>
+            <option value="hours">hours</option>
+            <option value="days">days</option>
+            <option value="weeks">weeks</option>
+          </select>
+        )}
+      </Field>
+      <Field label="On call daily from (optional; not with hours)">
+        {(control) => <input {...control} type="time" value={activeFrom} onChange={(e) => setActiveFrom(e.target.value)} />}
+      </Field>
+      <Field label={<>On call daily until (before "from" = overnight)</>}>
+        {(control) => <input {...control} type="time" value={activeUntil} onChange={(e) => setActiveUntil(e.target.value)} />}
+      </Field>
+      <Field label="Participants (usernames in hand-over order)">
+        {(control) => <input {...control} required value={participants} onChange={(e) => setParticipants(e.target.value)} />}
+      </Field>
       {save.isError && <ErrorMessage error={save.error} />}
       <div className="actions">
         <button type="submit" className="primary" disabled={save.isPending}>

@@ -1,14 +1,14 @@
 import { useState } from "react";
 import { ErrorMessage } from "../ui/ErrorMessage";
-import { Loading } from "../ui/Loading";
+import { type QueryLike, QueryState } from "../ui/QueryState";
 import {
   type OncallUser,
+  type Override,
   type Rotation,
   type Schedule,
+  type Shift,
   useDeleteOverride,
   useDeleteRotation,
-  useOverrides,
-  useShifts,
 } from "./api";
 import { OverrideForm } from "./OncallForms";
 import { RotationForm } from "./RotationForm";
@@ -25,6 +25,9 @@ interface Props {
   from: number;
   to: number;
   now: number;
+  /** The schedule's shifts in the window and its overrides, read by the page. */
+  shifts: QueryLike<Shift[]>;
+  overrides: QueryLike<Override[]>;
 }
 
 const STATE_NOTE: Record<OncallUser["state"], string> = {
@@ -59,9 +62,7 @@ function slots(r: Rotation) {
 }
 
 /** One schedule: its rotations, the next 14 days of shifts, its overrides, and (Maintainer+) forms. */
-export function ScheduleSection({ fullPath, schedule, zone, canWrite, from, to, now }: Props) {
-  const shifts = useShifts(fullPath, schedule.iid, new Date(from).toISOString(), new Date(to).toISOString());
-  const overrides = useOverrides(fullPath, schedule.iid);
+export function ScheduleSection({ fullPath, schedule, zone, canWrite, from, to, now, shifts, overrides }: Props) {
   const remove = useDeleteOverride(fullPath, schedule.iid);
   const removeRotation = useDeleteRotation(fullPath, schedule.iid);
   const [editing, setEditing] = useState<number | undefined>();
@@ -133,42 +134,36 @@ export function ScheduleSection({ fullPath, schedule, zone, canWrite, from, to, 
         />
       )}
       <h3>Next 14 days</h3>
-      {shifts.isPending ? (
-        <Loading label="Loading shifts" />
-      ) : shifts.isError ? (
-        <ErrorMessage error={shifts.error} />
-      ) : (
-        <Timeline
-          scheduleName={schedule.name}
-          rotations={schedule.rotations}
-          shifts={shifts.data}
-          from={from}
-          to={to}
-          now={now}
-          zone={zone}
-        />
-      )}
+      <QueryState query={shifts} loading="Loading shifts">
+        {(list) => (
+          <Timeline
+            scheduleName={schedule.name}
+            rotations={schedule.rotations}
+            shifts={list}
+            from={from}
+            to={to}
+            now={now}
+            zone={zone}
+          />
+        )}
+      </QueryState>
       <h3>Overrides</h3>
-      {overrides.isPending ? (
-        <Loading label="Loading overrides" />
-      ) : overrides.isError ? (
-        <ErrorMessage error={overrides.error} />
-      ) : overrides.data.length === 0 ? (
-        <p className="empty">No overrides.</p>
-      ) : (
-        <ul className="stack">
-          {overrides.data.map((o) => (
-            <li key={o.id}>
-              <UserName user={o.user} />: {formatIn(Date.parse(o.starts_at), zone)} – {formatIn(Date.parse(o.ends_at), zone)}{" "}
-              {canWrite && (
-                <button type="button" className="danger" disabled={remove.isPending} onClick={() => remove.mutate(o.id)}>
-                  Remove override of @{o.user.username}
-                </button>
-              )}
-            </li>
-          ))}
-        </ul>
-      )}
+      <QueryState query={overrides} loading="Loading overrides" isEmpty={(list) => list.length === 0} empty="No overrides.">
+        {(list) => (
+          <ul className="stack">
+            {list.map((o) => (
+              <li key={o.id}>
+                <UserName user={o.user} />: {formatIn(Date.parse(o.starts_at), zone)} – {formatIn(Date.parse(o.ends_at), zone)}{" "}
+                {canWrite && (
+                  <button type="button" className="danger" disabled={remove.isPending} onClick={() => remove.mutate(o.id)}>
+                    Remove override of @{o.user.username}
+                  </button>
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
+      </QueryState>
       {remove.isError && <ErrorMessage error={remove.error} />}
       {removeRotation.isError && <ErrorMessage error={removeRotation.error} />}
       {canWrite && (

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, projectApi } from "../api/client";
 
 /** Section 11's REST shapes (docs/oncall.md). */
@@ -46,26 +46,32 @@ export interface Shift {
 const base = (fullPath: string) => `${projectApi(fullPath)}/incident_management/oncall_schedules`;
 const schedulesKey = (fullPath: string) => ["oncall-schedules", fullPath] as const;
 
-export function useSchedules(fullPath: string) {
+export function useSchedules(fullPath: string, enabled = true) {
   return useQuery({
+    enabled,
     queryKey: schedulesKey(fullPath),
     queryFn: ({ signal }) => api.get<Schedule[]>(base(fullPath), signal),
   });
 }
 
-export function useOverrides(fullPath: string, iid: number) {
-  return useQuery({
-    queryKey: [...schedulesKey(fullPath), iid, "overrides"],
-    queryFn: ({ signal }) => api.get<Override[]>(`${base(fullPath)}/${iid}/overrides`, signal),
+/** The overrides of each schedule, in the order of `iids`. */
+export function useOverrides(fullPath: string, iids: number[]) {
+  return useQueries({
+    queries: iids.map((iid) => ({
+      queryKey: [...schedulesKey(fullPath), iid, "overrides"],
+      queryFn: ({ signal }: { signal: AbortSignal }) => api.get<Override[]>(`${base(fullPath)}/${iid}/overrides`, signal),
+    })),
   });
 }
 
-/** Shifts of `[from, to)` (ISO instants). */
-export function useShifts(fullPath: string, iid: number, from: string, to: string) {
-  return useQuery({
-    queryKey: [...schedulesKey(fullPath), iid, "shifts", from, to],
-    queryFn: ({ signal }) =>
-      api.get<Shift[]>(`${base(fullPath)}/${iid}/shifts?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`, signal),
+/** The shifts of each schedule in its window `[from, to)` (ISO instants), in the order of `windows`. */
+export function useShifts(fullPath: string, windows: { iid: number; from: string; to: string }[]) {
+  return useQueries({
+    queries: windows.map(({ iid, from, to }) => ({
+      queryKey: [...schedulesKey(fullPath), iid, "shifts", from, to],
+      queryFn: ({ signal }: { signal: AbortSignal }) =>
+        api.get<Shift[]>(`${base(fullPath)}/${iid}/shifts?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`, signal),
+    })),
   });
 }
 

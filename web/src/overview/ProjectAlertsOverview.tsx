@@ -1,23 +1,11 @@
-import { useEffect } from "react";
-import { useCurrentProject } from "../projects/context";
-import { ErrorMessage } from "../ui/ErrorMessage";
-import { Loading } from "../ui/Loading";
-import { useOverview } from "./api";
 import { NoisiestTables } from "./NoisiestTables";
 import { OpenAlertsTable } from "./OpenAlertsTable";
 import { ResponseTimesList } from "./ResponseTimesList";
-import { preloadChart } from "./StartedChart";
 import { StartedFigure } from "./StartedFigure";
+import type { Overview } from "./types";
 
-/** The project's alerts at a glance (Developer+): one API call. */
-export function ProjectAlertsOverview() {
-  const { fullPath } = useCurrentProject();
-  const overview = useOverview(fullPath);
-  // The chart code loads while the numbers do.
-  useEffect(() => void preloadChart(), []);
-  if (overview.isPending) return <Loading label="Loading the alerts overview" />;
-  if (overview.isError) return <ErrorMessage error={overview.error} />;
-  const o = overview.data;
+/** The project's alerts at a glance (Developer+), from the page's one API call. */
+export function ProjectAlertsOverview({ fullPath, overview: o }: { fullPath: string; overview: Overview }) {
   return (
     <div className="alerts-overview">
       <section aria-labelledby="open-alerts">

@@ -14,8 +14,8 @@ const overviewQuery = (fullPath: string) => ({
 });
 
 /** The project overview: one call. */
-export function useOverview(fullPath: string) {
-  return useQuery({ ...overviewQuery(fullPath), refetchInterval: POLL_MS });
+export function useOverview(fullPath: string, enabled = true) {
+  return useQuery({ ...overviewQuery(fullPath), refetchInterval: POLL_MS, enabled });
 }
 
 /**

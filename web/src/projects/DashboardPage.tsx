@@ -5,10 +5,10 @@ import { roleName } from "../api/types";
 import { useOpenAlertsByProject } from "../overview/api";
 import { total } from "../overview/format";
 import type { ProjectOpenAlerts } from "../overview/types";
-import { ErrorMessage } from "../ui/ErrorMessage";
+import { Field } from "../ui/Field";
 import { capitalize } from "../ui/format";
-import { Loading } from "../ui/Loading";
 import { Pager } from "../ui/Pager";
+import { QueryState } from "../ui/QueryState";
 import { useDocumentTitle } from "../ui/title";
 
 /** A project's open alerts by severity; a triggered critical stands out. */
@@ -53,40 +53,42 @@ export function DashboardPage() {
       <h1>Projects</h1>
       <search>
         <form className="toolbar" onSubmit={submit}>
-          <label className="field inline">
-            <span>Search projects</span>
-            <input type="search" name="search" value={text} onChange={(e) => setText(e.target.value)} />
-          </label>
+          <Field label="Search projects" inline>
+            {(control) => (
+              <input {...control} type="search" name="search" value={text} onChange={(e) => setText(e.target.value)} />
+            )}
+          </Field>
           <button type="submit">Search</button>
         </form>
       </search>
-      {projects.isPending ? (
-        <Loading label="Loading projects" />
-      ) : projects.isError ? (
-        <ErrorMessage error={projects.error} />
-      ) : projects.data.projects.length === 0 ? (
-        <p className="empty">{search ? `No projects match “${search}”.` : "You are not a member of any project yet."}</p>
-      ) : (
-        <>
-          <p className="muted">Projects with triggered alerts come first, the most critical at the top.</p>
-          <ul className="project-list">
-            {projects.data.projects.map((p) => (
-              <li key={p.project_id} className={p.open_alerts && p.open_alerts.triggered.critical > 0 ? "burning" : undefined}>
-                <Link to={`/${p.path_with_namespace}`}>{p.path_with_namespace}</Link>
-                <span className={`badge tier-${p.tier || "free"}`}>{capitalize(p.tier || "free")}</span>
-                {p.access_level ? <span className="muted">{roleName(p.access_level)}</span> : null}
-                <OpenAlertsBadges project={p} />
-              </li>
-            ))}
-          </ul>
-          <Pager
-            label="Projects pages"
-            page={projects.data.page.page}
-            totalPages={projects.data.page.totalPages}
-            onPage={(n) => setParams({ ...(search ? { search } : {}), page: String(n) })}
-          />
-        </>
-      )}
+      <QueryState
+        query={projects}
+        loading="Loading projects"
+        isEmpty={(d) => d.projects.length === 0}
+        empty={<p className="empty">{search ? `No projects match “${search}”.` : "You are not a member of any project yet."}</p>}
+      >
+        {(d) => (
+          <>
+            <p className="muted">Projects with triggered alerts come first, the most critical at the top.</p>
+            <ul className="project-list">
+              {d.projects.map((p) => (
+                <li key={p.project_id} className={p.open_alerts && p.open_alerts.triggered.critical > 0 ? "burning" : undefined}>
+                  <Link to={`/${p.path_with_namespace}`}>{p.path_with_namespace}</Link>
+                  <span className={`badge tier-${p.tier || "free"}`}>{capitalize(p.tier || "free")}</span>
+                  {p.access_level ? <span className="muted">{roleName(p.access_level)}</span> : null}
+                  <OpenAlertsBadges project={p} />
+                </li>
+              ))}
+            </ul>
+            <Pager
+              label="Projects pages"
+              page={d.page.page}
+              totalPages={d.page.totalPages}
+              onPage={(n) => setParams({ ...(search ? { search } : {}), page: String(n) })}
+            />
+          </>
+        )}
+      </QueryState>
     </>
   );
 }

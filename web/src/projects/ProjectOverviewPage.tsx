@@ -1,14 +1,25 @@
+import { useEffect } from "react";
 import { Link } from "react-router";
 import { ACCESS, roleName } from "../api/types";
+import { useOverview } from "../overview/api";
 import { ProjectAlertsOverview } from "../overview/ProjectAlertsOverview";
+import { preloadChart } from "../overview/StartedChart";
 import { capitalize } from "../ui/format";
+import { QueryState } from "../ui/QueryState";
 import { useDocumentTitle } from "../ui/title";
 import { projectPath } from "./address";
 import { useCurrentProject } from "./context";
 
+/** The project's facts and, for Developer+, its alerts overview (one API call, read here). */
 export function ProjectOverviewPage() {
   const { project, access, fullPath } = useCurrentProject();
   useDocumentTitle(project.name);
+  const developer = access >= ACCESS.developer;
+  const overview = useOverview(fullPath, developer);
+  // The chart code loads while the numbers do.
+  useEffect(() => {
+    if (developer) void preloadChart();
+  }, [developer]);
   return (
     <>
       <h1>{project.name}</h1>
@@ -49,7 +60,11 @@ export function ProjectOverviewPage() {
       ) : (
         <p>Alerts and incidents are visible to Developers and above.</p>
       )}
-      {access >= ACCESS.developer && <ProjectAlertsOverview />}
+      {developer && (
+        <QueryState query={overview} loading="Loading the alerts overview">
+          {(o) => <ProjectAlertsOverview fullPath={fullPath} overview={o} />}
+        </QueryState>
+      )}
     </>
   );
 }

@@ -4,10 +4,10 @@ import { ACCESS } from "../api/types";
 import { usePrefetchOverview } from "../overview/api";
 import { useCurrentUser } from "../session/api";
 import { ErrorBoundary } from "../ui/ErrorBoundary";
-import { ErrorMessage, isStatus } from "../ui/ErrorMessage";
 import { Loading } from "../ui/Loading";
 import { lazyPage } from "../ui/lazyPage";
 import { NotFound } from "../ui/NotFound";
+import { QueryState } from "../ui/QueryState";
 import { splitProjectAddress } from "./address";
 import { useProject } from "./api";
 import { ProjectContext } from "./context";
@@ -56,20 +56,25 @@ export function ProjectRoutes() {
   if (!address) return <NotFound />;
   const page = pageFor(address.page);
   if (!page) return <NotFound />;
-  if (project.isPending) return <Loading label="Loading the project" />;
-  if (project.isError) return isStatus(project.error, 404) ? <NotFound /> : <ErrorMessage error={project.error} />;
-  // Like GitLab: a page the member's role does not reach does not exist for them.
-  if (project.data.access < page.minAccess) return <NotFound />;
   return (
-    <ProjectContext.Provider value={project.data}>
-      <div className="project-layout">
-        <ProjectNav />
-        <div className="project-content">
-          <ErrorBoundary key={location.pathname}>
-            <Suspense fallback={<Loading />}>{page.element}</Suspense>
-          </ErrorBoundary>
-        </div>
-      </div>
-    </ProjectContext.Provider>
+    <QueryState query={project} loading="Loading the project" notFound={<NotFound />}>
+      {(found) =>
+        // Like GitLab: a page the member's role does not reach does not exist for them.
+        found.access < page.minAccess ? (
+          <NotFound />
+        ) : (
+          <ProjectContext.Provider value={found}>
+            <div className="project-layout">
+              <ProjectNav />
+              <div className="project-content">
+                <ErrorBoundary key={location.pathname}>
+                  <Suspense fallback={<Loading />}>{page.element}</Suspense>
+                </ErrorBoundary>
+              </div>
+            </div>
+          </ProjectContext.Provider>
+        )
+      }
+    </QueryState>
   );
 }

@@ -1,7 +1,6 @@
 import type { ReactNode } from "react";
 import { Navigate, useLocation } from "react-router";
-import { ErrorMessage } from "../ui/ErrorMessage";
-import { Loading } from "../ui/Loading";
+import { QueryState } from "../ui/QueryState";
 import { useSession } from "./api";
 import { signInPath } from "./redirect";
 
@@ -9,8 +8,11 @@ import { signInPath } from "./redirect";
 export function RequireSession({ children }: { children: ReactNode }) {
   const session = useSession();
   const location = useLocation();
-  if (session.isPending) return <Loading label="Checking your session" />;
-  if (session.isError) return <ErrorMessage error={session.error} />;
-  if (!session.data) return <Navigate replace to={signInPath(location.pathname + location.search + location.hash)} />;
-  return <>{children}</>;
+  return (
+    <QueryState query={session} loading="Checking your session">
+      {(signedIn) =>
+        signedIn ? children : <Navigate replace to={signInPath(location.pathname + location.search + location.hash)} />
+      }
+    </QueryState>
+  );
 }

@@ -1,5 +1,6 @@
 import { type FormEvent, useEffect, useId, useState } from "react";
 import { Navigate, useSearchParams } from "react-router";
+import { Field } from "../ui/Field";
 import { useDocumentTitle } from "../ui/title";
 import { useSession, useSignIn } from "./api";
 import { safeReturnPath } from "./redirect";
@@ -34,29 +35,33 @@ export function SignInPage() {
             {signIn.error.message}
           </p>
         )}
-        <label className="field">
-          <span>Username or primary email</span>
-          <input
-            name="login"
-            autoComplete="username"
-            required
-            // biome-ignore lint/a11y/noAutofocus: the sign-in form's only purpose is to be filled in
-            autoFocus
-            value={login}
-            onChange={(e) => setLogin(e.target.value)}
-          />
-        </label>
-        <label className="field">
-          <span>Password</span>
-          <input
-            name="password"
-            type="password"
-            autoComplete="current-password"
-            required
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-          />
-        </label>
+        <Field label="Username or primary email">
+          {(control) => (
+            <input
+              {...control}
+              name="login"
+              autoComplete="username"
+              required
+              // biome-ignore lint/a11y/noAutofocus: the sign-in form's only purpose is to be filled in
+              autoFocus
+              value={login}
+              onChange={(e) => setLogin(e.target.value)}
+            />
+          )}
+        </Field>
+        <Field label="Password">
+          {(control) => (
+            <input
+              {...control}
+              name="password"
+              type="password"
+              autoComplete="current-password"
+              required
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+            />
+          )}
+        </Field>
         <button type="submit" className="primary" disabled={signIn.isPending}>
           {signIn.isPending ? "Signing in…" : "Sign in"}
         </button>

@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from "react";
 import { ErrorMessage } from "../ui/ErrorMessage";
+import { Field } from "../ui/Field";
 import { useCreateSilence } from "./api";
 import { matcherOf, OPERATORS, type Operator, operatorOf } from "./matchers";
 import type { Matcher, Silence } from "./types";
@@ -71,24 +72,33 @@ export function SilenceForm({
       {rows.map((r, i) => (
         <fieldset key={r.key} className="toolbar">
           <legend>Matcher {i + 1}</legend>
-          <label className="field inline">
-            <span>Label name</span>
-            <input required maxLength={1000} value={r.name} onChange={(e) => change(r.key, { name: e.target.value })} />
-          </label>
-          <label className="field inline">
-            <span>Operator</span>
-            <select value={r.op} onChange={(e) => change(r.key, { op: e.target.value as Operator })}>
-              {OPERATORS.map((op) => (
-                <option key={op} value={op}>
-                  {OPERATOR_LABELS[op]}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label className="field inline">
-            <span>Value</span>
-            <input maxLength={1000} value={r.value} onChange={(e) => change(r.key, { value: e.target.value })} />
-          </label>
+          <Field label="Label name" inline>
+            {(control) => (
+              <input
+                {...control}
+                required
+                maxLength={1000}
+                value={r.name}
+                onChange={(e) => change(r.key, { name: e.target.value })}
+              />
+            )}
+          </Field>
+          <Field label="Operator" inline>
+            {(control) => (
+              <select {...control} value={r.op} onChange={(e) => change(r.key, { op: e.target.value as Operator })}>
+                {OPERATORS.map((op) => (
+                  <option key={op} value={op}>
+                    {OPERATOR_LABELS[op]}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <Field label="Value" inline>
+            {(control) => (
+              <input {...control} maxLength={1000} value={r.value} onChange={(e) => change(r.key, { value: e.target.value })} />
+            )}
+          </Field>
           {rows.length > 1 && (
             <button type="button" onClick={() => setRows((all) => all.filter((x) => x.key !== r.key))}>
               Remove matcher {i + 1}
@@ -103,20 +113,20 @@ export function SilenceForm({
           </button>
         </div>
       )}
-      <label className="field">
-        <span>Duration</span>
-        <select value={hours} onChange={(e) => setHours(e.target.value)}>
-          {DURATIONS.map((d) => (
-            <option key={d.hours} value={String(d.hours)}>
-              {d.label}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label className="field">
-        <span>Comment</span>
-        <textarea maxLength={10_000} value={comment} onChange={(e) => setComment(e.target.value)} />
-      </label>
+      <Field label="Duration">
+        {(control) => (
+          <select {...control} value={hours} onChange={(e) => setHours(e.target.value)}>
+            {DURATIONS.map((d) => (
+              <option key={d.hours} value={String(d.hours)}>
+                {d.label}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field label="Comment">
+        {(control) => <textarea {...control} maxLength={10_000} value={comment} onChange={(e) => setComment(e.target.value)} />}
+      </Field>
       {create.isError && <ErrorMessage error={create.error} />}
       <div className="actions">
         <button type="button" onClick={onCancel}>

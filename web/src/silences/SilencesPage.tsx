@@ -5,8 +5,8 @@ import { projectPath } from "../projects/address";
 import { useCurrentProject } from "../projects/context";
 import { ConfirmDialog } from "../ui/ConfirmDialog";
 import { ErrorMessage } from "../ui/ErrorMessage";
-import { Loading } from "../ui/Loading";
 import { Pager } from "../ui/Pager";
+import { QueryState } from "../ui/QueryState";
 import { Tabs } from "../ui/Tabs";
 import { useDocumentTitle } from "../ui/title";
 import { useExpireSilence, useSilences } from "./api";
@@ -82,23 +82,19 @@ export default function SilencesPage() {
         selected={state}
         onSelect={(s) => show({ state: s })}
       >
-        {silences.isPending ? (
-          <Loading label="Loading silences" />
-        ) : silences.isError ? (
-          <ErrorMessage error={silences.error} />
-        ) : silences.data.silences.length === 0 ? (
-          <p className="empty">No {state} silences.</p>
-        ) : (
-          <>
-            <SilencesTable silences={silences.data.silences} {...(canWrite ? { onExpire: setExpiring } : {})} />
-            <Pager
-              label="Silences pages"
-              page={page}
-              totalPages={silences.data.info.totalPages}
-              onPage={(p) => show({ page: p })}
-            />
-          </>
-        )}
+        <QueryState
+          query={silences}
+          loading="Loading silences"
+          isEmpty={(d) => d.silences.length === 0}
+          empty={<p className="empty">No {state} silences.</p>}
+        >
+          {(d) => (
+            <>
+              <SilencesTable silences={d.silences} {...(canWrite ? { onExpire: setExpiring } : {})} />
+              <Pager label="Silences pages" page={page} totalPages={d.info.totalPages} onPage={(p) => show({ page: p })} />
+            </>
+          )}
+        </QueryState>
       </Tabs>
       {expire.isError && <ErrorMessage error={expire.error} />}
       <ConfirmDialog

@@ -1,6 +1,7 @@
 import { type FormEvent, useId, useState } from "react";
 import { CopyButton } from "../ui/CopyButton";
 import { ErrorMessage } from "../ui/ErrorMessage";
+import { Field } from "../ui/Field";
 import { SCOPES, useCreateToken } from "./api";
 
 /** Name, scopes and expiry; the new token is shown once, with a copy button. */
@@ -41,14 +42,12 @@ export function NewTokenForm() {
         </div>
       )}
       <form className="stack" onSubmit={submit}>
-        <label className="field">
-          <span>Token name</span>
-          <input required maxLength={255} value={name} onChange={(e) => setName(e.target.value)} />
-        </label>
-        <label className="field">
-          <span>Expiration date (optional)</span>
-          <input type="date" value={expires} onChange={(e) => setExpires(e.target.value)} />
-        </label>
+        <Field label="Token name">
+          {(control) => <input {...control} required maxLength={255} value={name} onChange={(e) => setName(e.target.value)} />}
+        </Field>
+        <Field label="Expiration date (optional)">
+          {(control) => <input {...control} type="date" value={expires} onChange={(e) => setExpires(e.target.value)} />}
+        </Field>
         <fieldset>
           <legend>Select scopes</legend>
           {SCOPES.map((s) => (

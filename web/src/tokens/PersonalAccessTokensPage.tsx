@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { ConfirmDialog } from "../ui/ConfirmDialog";
 import { ErrorMessage } from "../ui/ErrorMessage";
-import { Loading } from "../ui/Loading";
+import { QueryState } from "../ui/QueryState";
 import { Time } from "../ui/Time";
 import { useDocumentTitle } from "../ui/title";
 import { type PersonalAccessToken, useRevokeToken, useTokens } from "./api";
@@ -29,43 +29,44 @@ export default function PersonalAccessTokensPage() {
             The token was revoked.
           </p>
         )}
-        {tokens.isPending ? (
-          <Loading label="Loading tokens" />
-        ) : tokens.isError ? (
-          <ErrorMessage error={tokens.error} />
-        ) : active.length === 0 ? (
-          <p className="empty">This user has no active personal access tokens.</p>
-        ) : (
-          <table>
-            <caption className="visually-hidden">Active personal access tokens</caption>
-            <thead>
-              <tr>
-                <th scope="col">Token name</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Created</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Action</th>
-              </tr>
-            </thead>
-            <tbody>
-              {active.map((t) => (
-                <tr key={t.id}>
-                  <td>{t.name}</td>
-                  <td>{t.scopes.join(", ")}</td>
-                  <td>
-                    <Time iso={t.created_at} />
-                  </td>
-                  <td>{t.expires_at ?? "Never"}</td>
-                  <td>
-                    <button type="button" className="danger" aria-label={`Revoke ${t.name}`} onClick={() => setRevoking(t)}>
-                      Revoke
-                    </button>
-                  </td>
+        <QueryState
+          query={tokens}
+          loading="Loading tokens"
+          isEmpty={() => active.length === 0}
+          empty={<p className="empty">This user has no active personal access tokens.</p>}
+        >
+          {() => (
+            <table>
+              <caption className="visually-hidden">Active personal access tokens</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Token name</th>
+                  <th scope="col">Scopes</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">Action</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+              </thead>
+              <tbody>
+                {active.map((t) => (
+                  <tr key={t.id}>
+                    <td>{t.name}</td>
+                    <td>{t.scopes.join(", ")}</td>
+                    <td>
+                      <Time iso={t.created_at} />
+                    </td>
+                    <td>{t.expires_at ?? "Never"}</td>
+                    <td>
+                      <button type="button" className="danger" aria-label={`Revoke ${t.name}`} onClick={() => setRevoking(t)}>
+                        Revoke
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </QueryState>
       </section>
       <ConfirmDialog
         open={revoking !== null}

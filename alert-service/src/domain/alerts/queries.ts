@@ -2,6 +2,7 @@ import { AppError, type CallContext, conflict, notFound, pageOffset, toPage, una
 import { type EscalationView, escalationView } from "../paging/model.js";
 import { ACCESS } from "../types.js";
 import type { IngestDeps } from "./ingest.js";
+import { listOfStatuses, parseStatuses } from "./list-statuses.js";
 import {
   type ActivityEntry,
   ALERT_STATUSES,
@@ -45,7 +46,7 @@ export interface ListAlertsRequest {
 
 export async function listAlerts(deps: IngestDeps, req: ListAlertsRequest, ctx: CallContext) {
   const project = await deps.projects.require(req.projectIdOrPath, ACCESS.developer, ctx);
-  const status = oneOf("status", req.status, ALERT_STATUSES);
+  const statuses = parseStatuses(req.status);
   const orderBy = oneOf<AlertOrderField>("order_by", req.orderBy, ALERT_ORDER_FIELDS) ?? "created_at";
   const sort = oneOf("sort", req.sort, ["asc", "desc"] as const) ?? "desc";
   const page = toPage(req.page, req.perPage);
@@ -55,16 +56,11 @@ export async function listAlerts(deps: IngestDeps, req: ListAlertsRequest, ctx: 
     monitoringTool: req.monitoringTool?.trim() || undefined,
     service: req.service?.trim() || undefined,
   };
+  const q = { search, ...filters, orderBy, sort, offset: pageOffset(page), limit: page.perPage };
   const [{ alerts, total }, opsgenieUrl] = await Promise.all([
-    deps.stores.alerts.list(project.id, {
-      status,
-      search,
-      ...filters,
-      orderBy,
-      sort,
-      offset: pageOffset(page),
-      limit: page.perPage,
-    }),
+    statuses.length > 1
+      ? listOfStatuses(deps.stores.alerts, project.id, statuses, q)
+      : deps.stores.alerts.list(project.id, { ...q, status: statuses[0] }),
     deps.integrations.opsgenieUrl(project.id),
   ]);
   return { alerts: await withSilencedBy(deps, alerts), total, opsgenieUrl };

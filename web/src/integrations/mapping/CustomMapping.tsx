@@ -1,28 +1,30 @@
 import { useId, useState } from "react";
 import { useCurrentProject } from "../../projects/context";
 import { ErrorMessage } from "../../ui/ErrorMessage";
+import { Field } from "../../ui/Field";
 import { Loading } from "../../ui/Loading";
 import type { Integration } from "../types";
-import { usePayloadFields, useSaveMapping } from "./api";
-import { ALERT_FIELDS, compatible, type FieldMapping, mappingOf, pathKey, selectionsOf } from "./fields";
+import { type MappedIntegration, savedSample, type usePayloadFields, useSaveMapping } from "./api";
+import { ALERT_FIELDS, compatible, mappingOf, pathKey, selectionsOf } from "./fields";
 
-const hasKeys = (v: unknown) => !!v && typeof v === "object" && Object.keys(v).length > 0;
+/** What the page reads for the mapping: the fields of the parsed sample, which sample, and how to parse another. */
+export interface MappingFields {
+  fields: ReturnType<typeof usePayloadFields>;
+  /** The sample the fields are of (null: none parsed yet). */
+  parsed: string | null;
+  onParse: (sample: string) => void;
+}
 
 /**
  * Custom field mapping (Premium): a sample payload, its fields parsed by the API, then one select
  * per alert field offering the parsed fields of a compatible type.
  */
-export function CustomMapping({ integration }: { integration: Integration }) {
+export function CustomMapping({ integration, mapping }: { integration: Integration; mapping: MappingFields }) {
   const { project, fullPath } = useCurrentProject();
+  const { fields, parsed, onParse } = mapping;
   const sampleId = useId();
-  const saved = integration as Integration & {
-    payload_example?: unknown;
-    payload_attribute_mappings?: Record<string, FieldMapping>;
-  };
-  const savedSample = hasKeys(saved.payload_example) ? JSON.stringify(saved.payload_example, null, 2) : "";
-  const [sample, setSample] = useState(savedSample);
-  const [parsed, setParsed] = useState<string | null>(savedSample || null);
-  const fields = usePayloadFields(fullPath, parsed);
+  const saved = integration as MappedIntegration;
+  const [sample, setSample] = useState(() => savedSample(integration));
   const [selections, setSelections] = useState<Record<string, string>>(() =>
     selectionsOf(saved.payload_attribute_mappings ?? {}, null),
   );
@@ -41,10 +43,8 @@ export function CustomMapping({ integration }: { integration: Integration }) {
   }
 
   const stale = parsed !== null && sample !== parsed;
-  const parse = () => {
-    setParsed(sample);
-    // Fields that the new sample no longer offers are dropped once it is parsed.
-  };
+  // Fields that the new sample no longer offers are dropped once it is parsed.
+  const parse = () => onParse(sample);
   const rows = fields.data ?? [];
   const current = fields.data ? selectionsOf(mappingOf(selections, rows), rows) : selections;
   return (
@@ -54,10 +54,11 @@ export function CustomMapping({ integration }: { integration: Integration }) {
         Paste a sample payload from your monitoring tool, parse its fields, then choose which payload field fills each alert
         field.
       </p>
-      <label className="field" htmlFor={sampleId}>
-        <span>Sample payload (JSON)</span>
-      </label>
-      <textarea id={sampleId} className="mono" rows={10} value={sample} onChange={(e) => setSample(e.target.value)} />
+      <Field label="Sample payload (JSON)">
+        {(control) => (
+          <textarea {...control} className="mono" rows={10} value={sample} onChange={(e) => setSample(e.target.value)} />
+        )}
+      </Field>
       {stale && (
         <p className="message info" role="alert">
           The sample payload has changed. Parse it again: the mapping must be redone for the new fields.
