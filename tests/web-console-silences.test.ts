@@ -71,8 +71,11 @@ describe.skipIf(chromiumMissing || !webBuilt)("web console: silences", () => {
     const { page } = tab;
     await signIn(page, "root", ADMIN_PASSWORD);
     await page.goto("/ops/storage/-/alert_management");
-    await page.getByRole("link", { name: "Silences" }).click();
+    // Silences is a tab of the alerts page: its panel is the silences page, under the same tab row.
+    await page.getByRole("tab", { name: "Silences" }).click();
     await page.getByRole("heading", { name: "Silences", level: 1 }).waitFor();
+    expect(page.url()).toMatch(/\/ops\/storage\/-\/alert_management\/silences$/);
+    expect(await page.getByRole("tab", { name: "Silences" }).getAttribute("aria-selected")).toBe("true");
     await page.getByText("No active silences.").waitFor();
     await page.getByRole("button", { name: "New silence" }).click();
     const form = page.getByRole("form", { name: "New silence" });
@@ -89,7 +92,7 @@ describe.skipIf(chromiumMissing || !webBuilt)("web console: silences", () => {
     await checkPage(page, "silences-form");
     await form.getByRole("button", { name: "Create silence" }).click();
     await page.getByRole("status").filter({ hasText: "Silence created for team=storage, instance=~nas-.*." }).waitFor();
-    const row = page.getByRole("tabpanel").getByRole("row").filter({ hasText: "team=storage" });
+    const row = page.getByRole("tabpanel", { name: "Active" }).getByRole("row").filter({ hasText: "team=storage" });
     await row.waitFor();
     expect(await row.getByRole("cell").nth(3).textContent()).toBe("root");
     expect(await row.getByRole("cell").nth(4).textContent()).toBe("disk shelf swap");
@@ -109,6 +112,10 @@ describe.skipIf(chromiumMissing || !webBuilt)("web console: silences", () => {
       const alert = (await admin.get(`/api/v4/projects/${projectId}/alert_management/alerts/1`)).body;
       return alert?.silenced_by?.length === 1;
     });
+    // The tab row leads back to the alert list.
+    await page.getByRole("tab", { name: /^Open/ }).click();
+    await page.getByRole("heading", { name: "Alerts", level: 1 }).waitFor();
+    expect(await page.getByRole("tab", { name: /^Open/ }).getAttribute("aria-selected")).toBe("true");
   });
 
   it("Silence alerts like this: the alert's details show its silence and open the form with its labels", async () => {

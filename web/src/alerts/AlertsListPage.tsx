@@ -1,25 +1,16 @@
 import { type FormEvent, useState } from "react";
-import { Link, useSearchParams } from "react-router";
-import { projectPath } from "../projects/address";
+import { useSearchParams } from "react-router";
 import { useCurrentProject } from "../projects/context";
 import { ErrorMessage } from "../ui/ErrorMessage";
 import { Field } from "../ui/Field";
 import { capitalize } from "../ui/format";
 import { Pager } from "../ui/Pager";
 import { QueryState } from "../ui/QueryState";
-import { Tabs } from "../ui/Tabs";
 import { useDocumentTitle } from "../ui/title";
 import { AlertsTable } from "./AlertsTable";
+import { AlertsTabs } from "./AlertsTabs";
 import { useAlertCounts, useAlerts } from "./api";
 import { type AlertTab, type ListParams, SEVERITIES, type Severity, SORT_FIELDS, type SortField, TABS } from "./types";
-
-const TAB_LABELS: Record<AlertTab, string> = {
-  open: "Open",
-  triggered: "Triggered",
-  acknowledged: "Acknowledged",
-  resolved: "Resolved",
-  all: "All alerts",
-};
 
 /** List state lives in the address, so that a list can be bookmarked and shared. */
 function useListParams(): [ListParams, (change: Partial<ListParams>) => void] {
@@ -88,21 +79,9 @@ export default function AlertsListPage() {
   const onSort = (field: SortField) =>
     update({ orderBy: field, sort: field === p.orderBy ? (p.sort === "desc" ? "asc" : "desc") : "desc" });
 
-  const tabs = TABS.map((key) => ({
-    key,
-    label: (
-      <>
-        {TAB_LABELS[key]} <span className="count">{counts.data ? counts.data[key] : "…"}</span>
-      </>
-    ),
-  }));
-
   return (
     <>
       <h1>Alerts</h1>
-      <p>
-        <Link to={projectPath(fullPath, "alert_management", "silences")}>Silences</Link>
-      </p>
       {alerts.data?.notice && <p className="message info">{alerts.data.notice}</p>}
       <search>
         <form className="toolbar" onSubmit={submit}>
@@ -154,7 +133,7 @@ export default function AlertsListPage() {
           </button>
         </form>
       </search>
-      <Tabs label="Alert status" tabs={tabs} selected={p.tab} onSelect={(tab) => update({ tab })}>
+      <AlertsTabs fullPath={fullPath} counts={counts.data} selected={p.tab} onStatus={(tab) => update({ tab })}>
         <QueryState
           query={alerts}
           loading="Loading alerts"
@@ -173,7 +152,7 @@ export default function AlertsListPage() {
             </>
           )}
         </QueryState>
-      </Tabs>
+      </AlertsTabs>
       {counts.isError && <ErrorMessage error={counts.error} />}
     </>
   );
