@@ -39,7 +39,7 @@ const { values: opt } = parseArgs({
 const JOBS = Number(opt.jobs);
 const GROUP = Number(opt.group);
 const logger = { error() {}, warn() {}, info() {}, debug() {}, child: () => logger };
-// The shape of an ingest job's data (alert-service/src/queue/jobs.ts), ~300 bytes as JSON.
+// The shape of an ingest job's data (alert-service/src/queue/job-facts.ts), ~300 bytes as JSON.
 const data = {
   projectId: 1,
   integrationId: 2,

@@ -14,10 +14,12 @@ import { pagingReactor } from "./domain/paging/reactor.js";
 import { createSilenceIndexCache } from "./domain/silences/active-index.js";
 import { createSilenceGate } from "./domain/silences/gate.js";
 import type { SilenceStore } from "./domain/silences/ports.js";
+import { createAlertJobs, createPagingQueueJobs } from "./queue/alert-jobs.js";
 import { BullmqJobQueue } from "./queue/bullmq-queue.js";
-import { createAlertJobs, createJobWorker, createPagingQueueJobs, createTimerRunner } from "./queue/jobs.js";
+import { createJobWorker } from "./queue/lane-worker.js";
 import { type EndedJob, LocalJobQueue } from "./queue/local-queue.js";
 import type { JobQueue } from "./queue/queue.js";
+import { createTimerRunner } from "./queue/timer-runner.js";
 import { tracedQueue } from "./queue/traced-queue.js";
 
 /**
@@ -74,8 +76,10 @@ export function openAlertQueues(opts: AlertQueuesOptions): AlertQueues {
       lanes: 1,
       queueName: () => "alert-timers",
       ordered: false,
-      // A due page-rule's move waits on settings-service: many at once keep pages on time.
-      concurrency: 16,
+      // A due page-rule's move waits on settings-service: a batch makes its jobs' calls side by
+      // side (createTimerRunner), and 4 batches at once keep pages on time; more, smaller
+      // batches (16 were tried) read the same policy once per job in a storm.
+      concurrency: 4,
       ...prefix,
     });
   } else {
@@ -117,8 +121,8 @@ export interface ProcessingOptions {
   autoResolveMinuteMs?: number | undefined;
   /** Paging (section 11): without it (no settings-service, unit tests) nothing is paged. */
   paging?: PagingOptions | undefined;
-  /** The synchronous SQLite stores: the lanes take turns on the event loop (see createJobWorker). */
-  takeTurns: boolean;
+  /** The synchronous SQLite stores: batches in flight at once across the lanes, each after a turn of the event loop (see createJobWorker); 0: no turns. */
+  turns: number;
   /** Jobs per batch (64; THREAD_JOB_BATCH in the processing thread). */
   batchJobs?: number;
   /** The project's silences: the gate of Reactions (issue 24); without it nothing is held. */
@@ -213,7 +217,7 @@ export function createProcessing(opts: ProcessingOptions): Processing {
     silencesChanged: (projectId) => silences?.index.invalidate(projectId),
     async start() {
       const worker = createJobWorker(handlers, opts.logger.child({ component: "alert-worker" }), {
-        takeTurns: opts.takeTurns,
+        turns: opts.turns,
         ...(opts.batchJobs ? { maxJobs: opts.batchJobs } : {}),
       });
       await opts.queue.start(worker);

@@ -34,7 +34,8 @@ import { silenceHandlers } from "./handlers/silences.js";
 import { createFlexibleLimiter } from "./limits/flexible-limiter.js";
 import { createMailRuntime } from "./mail-runtime.js";
 import { createProcessing, openAlertQueues, type PagingOptions, type Processing } from "./processing-runtime.js";
-import { createAlertJobs, THREAD_JOB_BATCH } from "./queue/jobs.js";
+import { createAlertJobs } from "./queue/alert-jobs.js";
+import { BULLMQ_TURNS, THREAD_JOB_BATCH } from "./queue/lane-worker.js";
 import { LocalJobQueue } from "./queue/local-queue.js";
 import { createMongoAlertsStores } from "./store/alerts/mongo-stores.js";
 import { createSqliteAlertsStores } from "./store/alerts/sqlite-stores.js";
@@ -368,7 +369,8 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
         clock: opts.clock,
         logger: opts.logger,
         autoResolveMinuteMs: opts.autoResolveMinuteMs,
-        takeTurns: opts.sqlite !== undefined,
+        // With BullMQ a batch also waits for Redis (its follow-up jobs): several lanes' batches overlap those waits.
+        turns: opts.sqlite === undefined ? 0 : opts.redisUrl ? BULLMQ_TURNS : 1,
         silences,
       });
   const jobs = createAlertJobs(queue, timers);

@@ -26,13 +26,7 @@ function toPolicy(p: oncallV1.EscalationPolicy): PolicySnapshot {
   };
 }
 
-/**
- * OncallDirectory over settings-service's OncallService (internal calls: no principal). Returns the
- * client's close too. A project's policy asked for while the same question is in flight shares
- * that call's answer: the timer runner asks for a whole batch's page-starts side by side, and in
- * a storm they are mostly of one project (one call per batch and project, not one per alert).
- * Nothing is kept once the call has answered: a policy edit applies to the next question.
- */
+/** OncallDirectory over settings-service's OncallService (internal calls: no principal). Returns the client's close too. */
 export function createOncallDirectory(address: string, tracing?: Tracing): OncallDirectory & { close(): void } {
   const client = createClient(oncallV1.OncallServiceService, {
     target: "settings",
@@ -40,17 +34,10 @@ export function createOncallDirectory(address: string, tracing?: Tracing): Oncal
     timeoutMs: 5000,
     ...(tracing ? { tracing } : {}),
   });
-  const policies = new Map<number, Promise<PolicySnapshot | undefined>>();
   return {
-    policy(projectId, ctx) {
-      const asked = policies.get(projectId);
-      if (asked) return asked;
-      const answer = client
-        .getProjectEscalationPolicy({ projectId }, ctx)
-        .then(({ policy }) => (policy ? toPolicy(policy) : undefined))
-        .finally(() => policies.delete(projectId));
-      policies.set(projectId, answer);
-      return answer;
+    async policy(projectId, ctx) {
+      const { policy } = await client.getProjectEscalationPolicy({ projectId }, ctx);
+      return policy ? toPolicy(policy) : undefined;
     },
     async oncall(projectId, scheduleIid, at, ctx) {
       try {

@@ -1,7 +1,8 @@
 import { type Logger, unavailable, withTimeout } from "@tocsin/core";
 import { type Job, Queue, UnrecoverableError, Worker } from "bullmq";
 import { Redis } from "ioredis";
-import { laneQueueName, QUEUE_PREFIX } from "./jobs.js";
+import { type Ending, type LaneBatches, laneBatches, type WaitingJob } from "./bullmq-lane-batch.js";
+import { laneQueueName, QUEUE_PREFIX } from "./job-facts.js";
 import {
   asBatchWorker,
   type BatchWorker,
@@ -60,6 +61,11 @@ const jobOptions = (job: QueuedJob, retry: RetryPolicy, ordered: boolean) => ({
   removeOnFail: { age: 86_400 },
 });
 
+/** Jobs take milliseconds: a worker that died is noticed within ~10 s, not BullMQ's 30 s. */
+const LOCK_MS = 10_000;
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -88,6 +94,8 @@ export class BullmqJobQueue implements JobQueue {
   private readonly ordered: boolean;
   private readonly retry: RetryPolicy;
   private closing = false;
+  /** Set by `start` on ordered lanes with a BatchWorker of maxJobs > 1. */
+  private batches: LaneBatches | undefined;
 
   constructor(private readonly opts: BullmqQueueOptions) {
     this.lanes = opts.lanes ?? DEFAULT_LANES;
@@ -146,20 +154,23 @@ export class BullmqJobQueue implements JobQueue {
     }
   }
 
-  /** A BatchWorker gets batches of one job here (BullMQ's Worker takes one job at a time). */
+  /**
+   * A BatchWorker gets the job BullMQ handed out and up to maxJobs - 1 jobs waiting behind it
+   * (see process and bullmq-lane-batch.ts); a JobRunner, jobs one at a time.
+   */
   async start(run: JobRunner | BatchWorker): Promise<void> {
     const batches = asBatchWorker(run);
     this.workerConnection = new Redis(this.opts.redisUrl, { maxRetriesPerRequest: null });
     this.workerConnection.on("error", (err) => this.opts.logger.debug({ err }, "redis worker connection error"));
+    if (batches.maxJobs > 1) this.batches = laneBatches(this.workerConnection, LOCK_MS);
     this.workers = this.queues.map((q) => {
-      const worker = new Worker(q.name, (job: Job) => this.process(job, batches), {
+      const worker = new Worker(q.name, (job: Job, token?: string) => this.process(job, token, batches, q), {
         connection: this.workerConnection as Redis,
         prefix: this.prefix,
         concurrency: this.ordered ? 1 : (this.opts.concurrency ?? 1),
         // Ordered lanes start once their global concurrency is set (see `run`).
         autorun: !this.ordered,
-        // Jobs take milliseconds: a worker that died is noticed within ~10 s, not BullMQ's 30 s.
-        lockDuration: 10_000,
+        lockDuration: LOCK_MS,
         stalledInterval: 5_000,
         // A job whose worker died is put back, however often that happens: BullMQ's default (1)
         // fails a job caught by a second crash, and a job here is an acknowledged alert or mail.
@@ -202,21 +213,135 @@ export class BullmqJobQueue implements JobQueue {
     if (!this.closing) worker.run().catch((err) => this.opts.logger.warn({ err, queue: queue.name }, "worker stopped"));
   }
 
-  private async process(job: Job, worker: BatchWorker): Promise<unknown> {
-    for (let attempt = job.attemptsMade + 1; ; attempt++) {
-      const [outcome] = await worker
-        .batch([{ id: job.id ?? "", name: job.name, data: job.data, attempt }])
-        .catch((error: unknown) => [{ ok: false as const, error }]);
-      if (outcome?.ok) return outcome.result;
-      const err = outcome ? outcome.error : new Error("the batch runner ran no job");
-      if (err instanceof UnrecoverableJobError) throw new UnrecoverableError(err.message);
-      if (!this.ordered || attempt >= this.retry.maxAttempts) throw err;
-      // The job stays active (its lock renewed by the worker) while it waits: the lane's next
-      // job may not overtake it, in this process or another.
-      await this.wait(this.retry.backoff(attempt));
+  /**
+   * The head job BullMQ handed out, with the jobs behind it (up to the worker's maxJobs, see
+   * bullmq-lane-batch.ts) run as one batch. Ordered lane: a failing job retries here with the
+   * RetryPolicy's backoff while the head stays active, so the lane's next jobs may not overtake
+   * it, in this process or another; the jobs behind a failure wait for a later batch. A job of
+   * the batch that failed for good is ended as failed; the head's own end is BullMQ's (return or
+   * throw), after the others'.
+   */
+  private async process(job: Job, token: string | undefined, worker: BatchWorker, queue: Queue): Promise<unknown> {
+    if (!this.ordered) return this.processUnordered(job, token, worker, queue);
+    const batches = this.batches;
+    const head: WaitingJob = { id: job.id ?? "", name: job.name, data: job.data, attempt: job.attemptsMade + 1 };
+    const attempts = new Map<string, number>([[head.id, head.attempt]]);
+    let headResult: { result: unknown } | undefined;
+    for (;;) {
+      const behind = batches ? await batches.peek(queue, worker.maxJobs - (headResult ? 0 : 1)) : [];
+      const run = [...(headResult ? [] : [head]), ...behind].map((j) => ({ ...j, attempt: attempts.get(j.id) ?? 1 }));
+      if (run.length === 0) return headResult?.result;
+      const { endings, culprit, error, ranFirst } = await this.runBatch(worker, run, headResult ? undefined : head.id);
+      if (ranFirst) headResult = ranFirst;
+      const final =
+        culprit !== undefined && (error instanceof UnrecoverableJobError || culprit.attempt >= this.retry.maxAttempts);
+      if (culprit && final && culprit.id !== head.id) endings.push({ id: culprit.id, ok: false, reason: errorText(error) });
+      // Not awaited: the head's end through BullMQ (and any later peek) goes out on the same
+      // connection after it, so Redis runs them in that order; one round trip saved per batch.
+      this.end(queue, "wait", endings);
+      if (culprit?.id === head.id && final)
+        throw error instanceof UnrecoverableJobError ? new UnrecoverableError(error.message) : error;
+      if (!culprit || final) return headResult?.result; // the rest waits for the lane's next batch
+      attempts.set(culprit.id, culprit.attempt + 1);
+      await this.wait(this.retry.backoff(culprit.attempt));
       // Closing with releaseRetryingOnClose: the job is left active, never to end here (see the option).
       if (this.closing && this.opts.releaseRetryingOnClose) await new Promise(() => undefined);
     }
+  }
+
+  /**
+   * Unordered queue: the head and the jobs taken with it run once here. After a failure the head
+   * fails through BullMQ (its retries wait in the delayed set) and the taken jobs not ended are
+   * put back in the wait list, the failed one with an attempt counted (failed for good when
+   * unrecoverable or out of attempts); nothing waits here for a retry.
+   */
+  private async processUnordered(job: Job, token: string | undefined, worker: BatchWorker, queue: Queue): Promise<unknown> {
+    const head: WaitingJob = { id: job.id ?? "", name: job.name, data: job.data, attempt: job.attemptsMade + 1 };
+    const taken = this.batches ? await this.batches.take(queue, worker.maxJobs - 1, `${token}:batch`) : [];
+    let run = [head, ...taken];
+    let headResult: { result: unknown } | undefined;
+    for (;;) {
+      const { endings, culprit, error, ranFirst, rest } = await this.runBatch(worker, run, headResult ? undefined : head.id);
+      if (ranFirst) headResult = ranFirst;
+      if (!culprit) {
+        this.end(queue, "active", endings);
+        if (rest.length === 0) return headResult?.result;
+        run = rest; // the runner ran fewer than it was given: the rest now
+        continue;
+      }
+      const final = error instanceof UnrecoverableJobError || culprit.attempt >= this.retry.maxAttempts;
+      const isHead = culprit.id === head.id;
+      if (!isHead && final) endings.push({ id: culprit.id, ok: false, reason: errorText(error) });
+      this.end(queue, "active", endings);
+      const back = [
+        ...(isHead || final ? [] : [{ id: culprit.id, failed: true }]),
+        ...rest.map((j) => ({ id: j.id, failed: false })),
+      ];
+      if (this.batches && back.length)
+        await this.batches.release(queue, back).catch((err: unknown) => {
+          // Left active: BullMQ's stalled check puts them back once their lock expires.
+          this.opts.logger.warn({ err, queue: queue.name }, "cannot put a batch's jobs back");
+        });
+      if (isHead) throw error instanceof UnrecoverableJobError ? new UnrecoverableError(error.message) : error;
+      return headResult?.result;
+    }
+  }
+
+  /**
+   * Runs a batch: the endings of the jobs that ran (the job `firstId`, the head, apart), the job
+   * that failed (or, when the runner ran none, the first) and its error, the jobs not reached.
+   */
+  private async runBatch(worker: BatchWorker, run: WaitingJob[], firstId: string | undefined) {
+    const outcomes = await worker.batch(run).catch((error: unknown) => [{ ok: false as const, error }]);
+    const endings: Ending[] = [];
+    let ranFirst: { result: unknown } | undefined;
+    let i = 0;
+    for (; i < run.length && outcomes[i]?.ok; i++) {
+      const { id } = run[i] as WaitingJob;
+      const result = (outcomes[i] as { result: unknown }).result;
+      if (id === firstId) ranFirst = { result };
+      else endings.push({ id, ok: true, result });
+    }
+    const failed = i < run.length && (i < outcomes.length || outcomes.length === 0);
+    const outcome = outcomes[i];
+    return {
+      endings,
+      ranFirst,
+      culprit: failed ? run[i] : undefined,
+      error: outcome && !outcome.ok ? outcome.error : new Error("the batch runner ran no job"),
+      rest: run.slice(failed ? i + 1 : i),
+    };
+  }
+
+  /** Batch ends sent and not yet answered: `close` waits for them before it disconnects. */
+  private readonly ending = new Set<Promise<void>>();
+
+  private end(queue: Queue, from: "wait" | "active", endings: Ending[]): void {
+    if (!this.batches || endings.length === 0) return;
+    const sent = this.endBatch(this.batches, queue, from, endings).finally(() => this.ending.delete(sent));
+    this.ending.add(sent);
+  }
+
+  /** Ends the other jobs of a batch in one round trip and announces them. */
+  private async endBatch(batches: LaneBatches, queue: Queue, from: "wait" | "active", endings: Ending[]): Promise<void> {
+    // Not ended (Redis away): they run again, after the head or once their lock expired (jobs are idempotent).
+    const ended = await batches.finish(queue, from, endings).catch((err: unknown) => {
+      this.opts.logger.warn({ err, queue: queue.name }, "cannot end a batch's waiting jobs");
+      return new Set<string>();
+    });
+    const announced = endings.filter((e) => ended.has(e.id));
+    for (const e of announced) {
+      if (e.ok) this.processed++;
+      else {
+        this.failed++;
+        this.opts.logger.warn({ jobId: e.id, reason: e.reason }, "job failed for good");
+      }
+    }
+    const message = announced.map((e) => ({
+      id: e.id,
+      result: e.ok ? { state: "completed", result: e.result ?? null } : { state: "failed", error: e.reason },
+    }));
+    if (message.length) this.producer.publish(this.doneChannel, JSON.stringify(message)).catch(() => {});
   }
 
   /** Jobs waiting for their next attempt: woken at once by `close`. */
@@ -242,9 +367,12 @@ export class BullmqJobQueue implements JobQueue {
     this.producer.publish(this.doneChannel, JSON.stringify({ id, result })).catch(() => {});
   }
 
+  /** One job's end, or a batch's (an array). */
   private announce(text: string): void {
-    const { id, result } = JSON.parse(text) as { id: string; result: JobResult };
-    for (const resolve of this.waiters.get(id) ?? []) resolve(result);
+    type Done = { id: string; result: JobResult };
+    const parsed = JSON.parse(text) as Done | Done[];
+    for (const { id, result } of Array.isArray(parsed) ? parsed : [parsed])
+      for (const resolve of this.waiters.get(id) ?? []) resolve(result);
   }
 
   private async stored(id: string, lane: number): Promise<JobResult | undefined> {
@@ -297,6 +425,7 @@ export class BullmqJobQueue implements JobQueue {
     const release = this.opts.releaseRetryingOnClose === true && this.waiting.size > 0;
     for (const wake of this.waiting) wake();
     await Promise.all(this.workers.map((w) => w.close(release)));
+    await Promise.all(this.ending);
     await Promise.all(this.queues.map((q) => q.close()));
     for (const c of [this.producer, this.subscriber, this.workerConnection]) c?.disconnect();
   }

@@ -3,7 +3,7 @@ import { until } from "@tocsin/testing";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { BullmqJobQueue } from "./bullmq-queue.js";
-import type { RunningJob } from "./queue.js";
+import type { BatchWorker, JobOutcome, RunningJob } from "./queue.js";
 
 const redisUrl = inject("redisUrl");
 if (!redisUrl) console.warn("[bullmq replicas] Redis unavailable: the two-replica lane test is SKIPPED");
@@ -73,6 +73,56 @@ describe.skipIf(!redisUrl)("bullmq ordered lanes across two replicas", () => {
     expect(started.filter((x, i) => started[i - 1] !== x)).toEqual(order);
     expect(maxActive).toBe(1);
     expect([...ranBy].sort()).toEqual(["a", "b"]);
+  });
+
+  it("hands a lane's waiting jobs as batches to one replica at a time, in order, each job ending once", async () => {
+    const retry = { maxAttempts: 5, backoff: () => 30 };
+    const [a, b] = [0, 1].map(() => new BullmqJobQueue({ redisUrl, logger, prefix, retry }));
+    queues.push(a as BullmqJobQueue, b as BullmqJobQueue);
+    const finished: number[] = [];
+    const started: number[] = [];
+    let active = 0;
+    let maxActive = 0;
+    let largest = 0;
+    const worker: BatchWorker = {
+      maxJobs: 8,
+      batch: async (jobs) => {
+        active++;
+        maxActive = Math.max(maxActive, active);
+        largest = Math.max(largest, jobs.length);
+        try {
+          await sleep(Math.random() * 6);
+          const outcomes: JobOutcome[] = [];
+          for (const job of jobs) {
+            const { n } = job.data as { n: number };
+            started.push(n);
+            // Every seventh job fails once, wherever it sits in a batch: it holds the lane.
+            if (n % 7 === 3 && job.attempt < 2) return [...outcomes, { ok: false, error: new Error("transient") }];
+            finished.push(n);
+            outcomes.push({ ok: true, result: { n } });
+          }
+          return outcomes;
+        } finally {
+          active--;
+        }
+      },
+    };
+    await a?.start(worker);
+    await b?.start(worker);
+    const lane = 4;
+    const jobs: Array<{ id: string; n: number }> = [];
+    for (let round = 0; round < 6; round++) {
+      const added = Array.from({ length: 20 }, (_, i) => ({ id: `batch-job-${round * 20 + i}`, n: round * 20 + i }));
+      jobs.push(...added);
+      await (round % 2 === 0 ? a : b)?.addBulk(added.map(({ id, n }) => ({ id, name: "n", lane, data: { n } })));
+    }
+    for (const { id, n } of jobs) expect(await b?.waitFor(id, lane, 20_000)).toEqual({ state: "completed", result: { n } });
+    const order = jobs.map((j) => j.n);
+    expect(finished).toEqual(order);
+    expect(started.filter((x, i) => started[i - 1] !== x)).toEqual(order);
+    expect(maxActive).toBe(1);
+    expect(largest).toBeGreaterThan(1);
+    expect((await (a as BullmqJobQueue).counts()).pending).toBe(0);
   });
 
   it("runs different lanes in parallel", async () => {

@@ -1,7 +1,7 @@
 import { type Logger, z } from "@tocsin/core";
 import { type Delivery, RetryLaterError } from "../domain/channels/delivery.js";
 import type { DeliveryJob, DeliveryJobs } from "../domain/channels/ports.js";
-import { laneOf } from "./jobs.js";
+import { laneOf } from "./job-facts.js";
 import { mailRetryPolicy } from "./mail-jobs.js";
 import { type JobQueue, type JobRunner, type RetryPolicy, UnrecoverableJobError } from "./queue.js";
 

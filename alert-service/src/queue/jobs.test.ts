@@ -2,9 +2,12 @@ import { AppError, silentLogger } from "@tocsin/core";
 import { describe, expect, it } from "vitest";
 import type { AlertOutcome } from "../domain/alerts/model.js";
 import type { AutoResolveJob, IncidentJob, ProcessAlertJob } from "../domain/alerts/ports.js";
-import { createAlertJobs, createJobWorker, createPagingQueueJobs, createTimerRunner, type JobHandlers, laneOf } from "./jobs.js";
+import { createAlertJobs, createPagingQueueJobs } from "./alert-jobs.js";
+import { laneOf } from "./job-facts.js";
+import { createJobWorker, type JobHandlers } from "./lane-worker.js";
 import type { JobOutcome, JobQueue, QueuedJob, RunningJob } from "./queue.js";
 import { UnrecoverableJobError } from "./queue.js";
+import { createTimerRunner } from "./timer-runner.js";
 
 /** A JobQueue that records what is added (the queue's own behaviour has its contract suite, contract.ts). */
 function recordingQueue(): JobQueue & { added: QueuedJob[] } {
@@ -137,7 +140,7 @@ describe("createAlertJobs.waitFor", () => {
 });
 
 describe("createJobWorker", () => {
-  const worker = (handlers: JobHandlers) => createJobWorker(handlers, silentLogger(), { takeTurns: false });
+  const worker = (handlers: JobHandlers) => createJobWorker(handlers, silentLogger(), {});
 
   it("runs consecutive process-alert jobs of a batch together, the other jobs one by one, in order", async () => {
     const { handlers, calls } = recordingHandlers();
@@ -216,7 +219,7 @@ describe("createTimerRunner", () => {
     const applied = { ...rule, oncall: { users: [{ id: 3, username: "ann" }], skipped: [] } };
     expect(queue.added).toEqual([{ id: "page:9:op:0:0", name: "page-rule-apply", lane: laneOf("1:fp"), data: applied }]);
     const { handlers, calls } = recordingHandlers();
-    const run = await createJobWorker(handlers, silentLogger(), { takeTurns: false }).batch([
+    const run = await createJobWorker(handlers, silentLogger(), {}).batch([
       { id: "page:9:op:0:0", name: "page-rule-apply", attempt: 1, data: applied },
     ]);
     expect(ok(run)).toEqual([true]);
@@ -263,6 +266,7 @@ describe("createTimerRunner", () => {
       ["page-start-apply", 11, policy],
       ["page-start-apply", 22, null],
     ]);
-    expect(policyCalls).toBe(3);
+    // One read per project and batch (two projects).
+    expect(policyCalls).toBe(2);
   });
 });

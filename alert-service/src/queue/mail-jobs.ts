@@ -3,7 +3,7 @@ import { digest, type MailDeps, notify, send } from "../domain/mail/pipeline.js"
 import { type DigestJob, type MailJobs, MailRejectedError, type NotifyJob, type SendJob } from "../domain/mail/ports.js";
 import { pageMail } from "../domain/paging/page-mail.js";
 import type { PageMailJob, PagingJobs, ProjectMembers } from "../domain/paging/ports.js";
-import { laneOf } from "./jobs.js";
+import { laneOf } from "./job-facts.js";
 import { type JobQueue, type JobRunner, type RetryPolicy, UnrecoverableJobError } from "./queue.js";
 
 /** Mail-queue facts: names, job names, payload schemas, idempotency ids, lanes, retries. */

@@ -8,6 +8,7 @@ import { describe, expect, inject, it } from "vitest";
 import { BullmqJobQueue } from "./bullmq-queue.js";
 import { describeJobQueueContract } from "./contract.js";
 import { LocalJobQueue } from "./local-queue.js";
+import { type JobOutcome, UnrecoverableJobError } from "./queue.js";
 
 const logger = silentLogger();
 
@@ -108,7 +109,7 @@ describe.skipIf(!redisUrl)("bullmq", () => {
     const prefix = `tocsin-test-${Math.random().toString(36).slice(2, 10)}`;
     return {
       open: async () => new BullmqJobQueue({ redisUrl, logger, prefix }),
-      batches: false,
+      batches: true,
       cleanup: async () => {
         const redis = new Redis(redisUrl);
         const keys = await redis.keys(`${prefix}:*`);
@@ -116,6 +117,46 @@ describe.skipIf(!redisUrl)("bullmq", () => {
         redis.disconnect();
       },
     };
+  });
+
+  it("hands an unordered queue's batch worker the jobs behind the one BullMQ handed out, each ending once", async () => {
+    const prefix = `tocsin-test-${Math.random().toString(36).slice(2, 10)}`;
+    const retry = { maxAttempts: 5, backoff: () => 20 };
+    const q = new BullmqJobQueue({ redisUrl, logger, prefix, lanes: 1, ordered: false, concurrency: 4, retry });
+    const jobs = Array.from({ length: 60 }, (_, n) => ({ id: `timer-${n}`, name: "n", lane: 0, data: { n } }));
+    await q.addBulk(jobs);
+    const runs = new Map<number, number[]>();
+    let largest = 0;
+    try {
+      await q.start({
+        maxJobs: 10,
+        batch: async (run) => {
+          largest = Math.max(largest, run.length);
+          const outcomes: JobOutcome[] = [];
+          for (const job of run) {
+            const { n } = job.data as { n: number };
+            runs.set(n, [...(runs.get(n) ?? []), job.attempt]);
+            if (n === 17) return [...outcomes, { ok: false, error: new UnrecoverableJobError("invalid input") }];
+            if (n % 10 === 5 && job.attempt < 2) return [...outcomes, { ok: false, error: new Error("transient") }];
+            outcomes.push({ ok: true, result: { n } });
+          }
+          return outcomes;
+        },
+      });
+      for (const { id, data } of jobs)
+        expect(await q.waitFor(id, 0, 10_000)).toEqual(
+          data.n === 17 ? { state: "failed", error: "invalid input" } : { state: "completed", result: { n: data.n } },
+        );
+      for (const { data } of jobs) expect(runs.get(data.n)).toEqual(data.n % 10 === 5 ? [1, 2] : [1]);
+      expect(largest).toBeGreaterThan(1);
+      expect((await q.counts()).pending).toBe(0);
+    } finally {
+      await q.close();
+      const redis = new Redis(redisUrl);
+      const keys = await redis.keys(`${prefix}:*`);
+      if (keys.length) await redis.del(...keys);
+      redis.disconnect();
+    }
   });
 
   // "Fast" is bounded by the queue's add timeout (1.5 s), not by a clock here: a hang fails the test timeout.

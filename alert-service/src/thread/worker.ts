@@ -71,7 +71,7 @@ const processing = createProcessing({
   clock: systemClock,
   logger,
   autoResolveMinuteMs: config.autoResolveMinuteMs,
-  takeTurns: true,
+  turns: 1,
   batchJobs,
   silences: createSqliteSilenceStore(sqlite),
 });

@@ -2,7 +2,7 @@ import { type CallContext, silentLogger } from "@tocsin/core";
 import { FakeClock } from "@tocsin/testing";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { createAlertJobs } from "../../queue/jobs.js";
+import { createAlertJobs } from "../../queue/alert-jobs.js";
 import { LocalJobQueue } from "../../queue/local-queue.js";
 import type { JobQueue } from "../../queue/queue.js";
 import { createSqliteAlertsStores } from "../../store/alerts/sqlite-stores.js";

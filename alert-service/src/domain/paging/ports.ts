@@ -95,7 +95,7 @@ export interface PageMailJob {
   users: Array<{ id: number; username: string }>;
 }
 
-/** The durable queues paging uses (queue/jobs.ts, queue/mail-jobs.ts). Ids are keyed: a repeat adds nothing. */
+/** The durable queues paging uses (queue/alert-jobs.ts, queue/mail-jobs.ts). Ids are keyed: a repeat adds nothing. */
 export interface PagingJobs {
   enqueueStarts(jobs: PageStartJob[]): Promise<void>;
   /** Each rule job waits `delayMs` (0 when already due) in the timer queue. */
