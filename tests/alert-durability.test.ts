@@ -138,7 +138,7 @@ async function storedTitles(baseUrl: string, projectId: number): Promise<Map<str
 }
 
 const variants: Array<[string, Record<string, string>, boolean]> = [
-  ["the durable local queue", {}, true],
+  ["the durable SQLite queue", {}, true],
   ["BullMQ", { REDIS_URL: redisUrl }, !!redisUrl],
 ];
 

@@ -23,7 +23,7 @@ async function failure(p: Promise<unknown>): Promise<AppError> {
   throw new Error("expected a failure");
 }
 
-describe("alert use-cases over real gRPC (SQLite, local queue)", () => {
+describe("alert use-cases over real gRPC (SQLite, SQLite queue)", () => {
   let h: Harness;
   const server = createGrpcServer({
     logger: silentLogger(),

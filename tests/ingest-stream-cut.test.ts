@@ -49,7 +49,7 @@ async function startProxy(target: string) {
   };
 }
 
-const backends: Array<[string, Record<string, string>]> = [["local queue", {}]];
+const backends: Array<[string, Record<string, string>]> = [["SQLite queue", {}]];
 const redisUrl = inject("redisUrl");
 if (redisUrl) backends.push(["BullMQ", { REDIS_URL: redisUrl }]);
 

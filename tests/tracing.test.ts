@@ -301,7 +301,7 @@ describe.each(backends)("tracing on, exported to an OTLP/HTTP receiver (%s)", (_
       receiver.spans.some((s) => s.name === "process alerts" && Number(s.attributes["messaging.batch.message_count"]) > 1);
     // Concurrent posts travel in one stream message and one group commit, so a lane's worker
     // takes several of their jobs at once; more rounds until a batch of several was seen (the
-    // local queue; BullMQ hands its workers one job at a time, so one round there).
+    // SQLite queue; BullMQ hands its workers one job at a time, so one round there).
     const rounds = env.REDIS_URL ? 1 : 5;
     for (let round = 0; round < rounds && !batched(); round++) {
       const before = receiver.spans.filter(isWebhook).length;

@@ -35,7 +35,7 @@ import { createFlexibleLimiter } from "./limits/flexible-limiter.js";
 import { createMailRuntime } from "./mail-runtime.js";
 import { createProcessing, openAlertQueues, type PagingOptions, type Processing } from "./processing-runtime.js";
 import { createAlertJobs, THREAD_JOB_BATCH } from "./queue/jobs.js";
-import { LocalJobQueue } from "./queue/local-queue.js";
+import { SqliteJobQueue } from "./queue/sqlite/sqlite-job-queue.js";
 import { createMongoAlertsStores } from "./store/alerts/mongo-stores.js";
 import { createSqliteAlertsStores } from "./store/alerts/sqlite-stores.js";
 import { createMongoIntegrationStore } from "./store/integrations/mongo-integration-store.js";
@@ -242,7 +242,7 @@ export interface AlertsRuntimeOptions {
   /** Exactly one of sqlite / mongo holds the alert data. */
   sqlite?: Database.Database;
   mongo?: Db;
-  /** Where the durable local queue keeps `alert-queue.db` (used when redisUrl is unset). */
+  /** Where the durable SQLite queue keeps `alert-queue.db` (used when redisUrl is unset). */
   dataDir: string;
   redisUrl?: string;
   projects: ProjectAccess;
@@ -263,7 +263,7 @@ export interface AlertsRuntimeOptions {
   usage?: { used(projectId: number, integrationId: number): void };
   /** Spans of the queue (producer at enqueue, consumer per run), when tracing is on. */
   tracing?: Tracing;
-  /** Tests: override the local queue file (e.g. `:memory:`) or the BullMQ key prefix. */
+  /** Tests: override the SQLite queue file (e.g. `:memory:`) or the BullMQ key prefix. */
   queueFile?: string;
   queuePrefix?: string;
   /**
@@ -414,7 +414,7 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
     stores,
     processing,
     async start() {
-      if (threaded && lanes instanceof LocalJobQueue) {
+      if (threaded && lanes instanceof SqliteJobQueue) {
         thread = await startProcessingThread({
           data: { config: threaded.config, batchJobs: THREAD_JOB_BATCH },
           logger: opts.logger,

@@ -9,7 +9,7 @@ import { createOncallDirectory } from "../clients/oncall-directory.js";
 import { createProjectMembers } from "../clients/project-members.js";
 import { createLocalNotifier } from "../mail-runtime.js";
 import { createProcessing, openAlertQueues } from "../processing-runtime.js";
-import { LocalJobQueue } from "../queue/local-queue.js";
+import { SqliteJobQueue } from "../queue/sqlite/sqlite-job-queue.js";
 import { createSqliteAlertsStores } from "../store/alerts/sqlite-stores.js";
 import { createSqliteEscalationStore } from "../store/paging/sqlite-escalation-store.js";
 import { createSqliteSilenceStore } from "../store/silences/sqlite-silence-store.js";
@@ -90,7 +90,7 @@ async function stop(): Promise<void> {
 }
 
 port.on("message", (message: ToThread) => {
-  if (message.type === "wake" && lanes instanceof LocalJobQueue) lanes.wake(message.lanes);
+  if (message.type === "wake" && lanes instanceof SqliteJobQueue) lanes.wake(message.lanes);
   else if (message.type === "silences") processing.silencesChanged(message.projectId);
   else if (message.type === "stop") void stop();
 });

@@ -3,8 +3,8 @@ import { FakeClock } from "@tocsin/testing";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAlertJobs } from "../../queue/jobs.js";
-import { LocalJobQueue } from "../../queue/local-queue.js";
 import type { JobQueue } from "../../queue/queue.js";
+import { SqliteJobQueue } from "../../queue/sqlite/sqlite-job-queue.js";
 import { createSqliteAlertsStores } from "../../store/alerts/sqlite-stores.js";
 import { ingest } from "./ingest.js";
 
@@ -21,8 +21,8 @@ describe("ingest with an Idempotency-Key", () => {
 
   function setup() {
     const db = new Database(":memory:");
-    const queue = new LocalJobQueue({ file: ":memory:", logger: silentLogger() });
-    const timers = new LocalJobQueue({ file: ":memory:", logger: silentLogger(), lanes: 1, ordered: false });
+    const queue = new SqliteJobQueue({ file: ":memory:", logger: silentLogger() });
+    const timers = new SqliteJobQueue({ file: ":memory:", logger: silentLogger(), lanes: 1, ordered: false });
     closers.push(
       () => queue.close(),
       () => timers.close(),
