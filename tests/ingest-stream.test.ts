@@ -33,6 +33,7 @@ const request = (projectId: number, integrationId: number, payloadJson: string, 
   idempotencyKey: "",
   receivedAt: new Date(),
   waitMs,
+  tier: "",
 });
 const errorOf = async (promise: Promise<unknown>) => {
   const err = await promise.then(

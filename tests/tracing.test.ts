@@ -264,6 +264,9 @@ describe.each(backends)("tracing on, exported to an OTLP/HTTP receiver (%s)", (_
     });
     const server = childOf(client, { name: ingest, kind: SERVER, service: "alert-service" });
     expect(server.attributes).toMatchObject({ "rpc.system": "grpc", "rpc.grpc.status_code": 0 });
+    // The project's tier came with the gateway's endpoint look-up (issue 21): ingest asks
+    // auth-service for nothing.
+    expect(receiver.spans.filter((s) => s.parentSpanId === server.spanId && s.name.startsWith("auth.v1."))).toEqual([]);
     const enqueue = childOf(server, { name: "send alerts", kind: PRODUCER, service: "alert-service" });
     expect(enqueue.attributes).toMatchObject({ "messaging.operation.type": "send", "tocsin.job.name": "process-alert" });
     expect(enqueue.attributes["messaging.system"]).toBe(env.REDIS_URL ? "bullmq" : "local");

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { AppError, type CallContext, safeEqual, sha256 } from "@tocsin/core";
-import { authV1 } from "@tocsin/proto";
+import { authV1, planNameOrNull } from "@tocsin/proto";
 import type { IngestPort } from "../deps.js";
 import type { CredentialThrottle } from "../protect/credential-throttle.js";
 import { isJsonContentType, parseJsonObject, readBoundedBody } from "./body.js";
@@ -151,6 +151,8 @@ async function ingest(deps: IntakeDeps, res: ServerResponse, ctx: CallContext, i
     idempotencyKey,
     receivedAt: new Date(),
     waitMs,
+    // The tier the endpoint look-up answered: alert-service then needs no GetProject of its own.
+    tier: planNameOrNull(found.tier) ?? "",
   };
   const out = await deps.ingest.submit(request, ctx, { timeoutMs: waitMs + 5_000 });
   if (out.rateLimit) {
