@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Clock, type Logger, type RunningService, type ServiceDeps, systemClock } from "@tocsin/core";
-import { connectableAddress, createGrpcServer, serviceDependency, startHealthPolicy } from "@tocsin/grpc";
+import { connectableAddress, createAuthClient, createGrpcServer, serviceDependency, startHealthPolicy } from "@tocsin/grpc";
 import { alertSilencesV1, alertV1, channelsV1, PROTO_FILES } from "@tocsin/proto";
 import { openSqlite } from "@tocsin/store";
 import { startTracing, type Tracing } from "@tocsin/telemetry";
@@ -10,7 +10,7 @@ import type Database from "better-sqlite3";
 import { Redis } from "ioredis";
 import { type Db, MongoClient } from "mongodb";
 import { type ChannelReactorDeps, createChannelsRuntime } from "./channels-runtime.js";
-import { createAuthClient } from "./clients/auth-client.js";
+
 import { createIntegrationKeys } from "./clients/integration-keys.js";
 import { createOncallDirectory } from "./clients/oncall-directory.js";
 import { createProjectAccess } from "./clients/project-access.js";

@@ -1,10 +1,10 @@
 import { join } from "node:path";
 import { parentPort, threadId, workerData } from "node:worker_threads";
 import { createLogger, systemClock } from "@tocsin/core";
+import { createAuthClient } from "@tocsin/grpc";
 import { openSqlite } from "@tocsin/store";
 import { startTracing } from "@tocsin/telemetry";
 import { createLocalChannelReactorDeps } from "../channels-runtime.js";
-import { createAuthClient } from "../clients/auth-client.js";
 import { createOncallDirectory } from "../clients/oncall-directory.js";
 import { createProjectMembers } from "../clients/project-members.js";
 import { createLocalNotifier } from "../mail-runtime.js";

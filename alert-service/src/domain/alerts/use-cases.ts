@@ -6,7 +6,7 @@ import { autoResolveJob } from "./auto-resolve.js";
 import * as c from "./commands.js";
 import { incidentJob } from "./incidents.js";
 import { type IngestDeps, type IngestRequest, type IngestResult, ingest } from "./ingest.js";
-import type { ActivityEntry, Alert, AlertOutcome, AlertSettings, Incident } from "./model.js";
+import type { Alert, AlertOutcome, AlertSettings, Incident } from "./model.js";
 import { type AlertOverview, alertOverview, openAlertsByProject, type ProjectOpenAlerts } from "./overview.js";
 import type {
   AutoResolveJob,
