@@ -68,7 +68,7 @@ export interface ChannelsRuntime {
   stop(): Promise<void>;
 }
 
-/** The durable local channel queue `DATA_DIR/channel-queue.db` (one per connection: the main thread's, the processing thread's). */
+/** The durable SQLite channel queue `DATA_DIR/channel-queue.db` (one per connection: the main thread's, the processing thread's). */
 function sqliteChannelQueue(config: ChannelsConfig, logger: Logger, onCommit?: (lanes: number[]) => void): SqliteJobQueue {
   const retry = channelRetryPolicy(config.channels.retry);
   mkdirSync(config.dataDir, { recursive: true });

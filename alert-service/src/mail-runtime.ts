@@ -46,7 +46,7 @@ export interface MailRuntime {
   /** The bound metrics port, once started with METRICS_PORT. */
   metricsPort(): number | undefined;
   healthy(): Promise<boolean>;
-  /** Mail jobs were committed to the local mail queue by another thread (the processing thread): wakes these lanes. */
+  /** Mail jobs were committed to the SQLite mail queue by another thread (the processing thread): wakes these lanes. */
   wake(lanes: number[]): void;
   stop(): Promise<void>;
 }
@@ -67,7 +67,7 @@ function queueOf(opts: MailRuntimeOptions): JobQueue {
   return sqliteMailQueue(opts.config, logger);
 }
 
-/** The durable local mail queue `DATA_DIR/mail-queue.db` (one per connection: the main thread's, the processing thread's). */
+/** The durable SQLite mail queue `DATA_DIR/mail-queue.db` (one per connection: the main thread's, the processing thread's). */
 function sqliteMailQueue(
   config: Pick<AlertServiceConfig, "mail" | "dataDir">,
   logger: Logger,
@@ -97,7 +97,7 @@ function transportOf(opts: MailRuntimeOptions): MailTransport {
 }
 
 /**
- * The notifier alone, over its own connections to the alert database and the local mail queue:
+ * The notifier alone, over its own connections to the alert database and the SQLite mail queue:
  * what the processing thread needs to claim and enqueue e-mails. The mail workers stay in the main
  * thread (createMailRuntime); `onCommit` tells them of new jobs (MailRuntime.wake).
  */
