@@ -23,7 +23,7 @@ const ADMIN = "admin-token-mail-durability-0123456789";
 const SECRET = "mail-durability-secret-key-0123456789";
 
 const variants: Array<[string, Record<string, string>, boolean]> = [
-  ["the durable local queue", { REDIS_URL: "" }, true],
+  ["the durable SQLite queue", { REDIS_URL: "" }, true],
   ["BullMQ", { REDIS_URL: redisUrl ?? "" }, !!redisUrl],
   [
     "MongoDB (FerretDB) and BullMQ",

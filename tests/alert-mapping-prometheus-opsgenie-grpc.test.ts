@@ -130,6 +130,7 @@ describe("custom mapping, Prometheus and Opsgenie over gRPC", () => {
           idempotencyKey: "",
           receivedAt: new Date(),
           waitMs,
+          tier: "",
         },
         { requestId: `grpc-ingest-${waitMs}-${Math.random()}` },
       );

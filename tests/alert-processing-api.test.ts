@@ -23,7 +23,7 @@ async function failure(p: Promise<unknown>): Promise<AppError> {
   throw new Error("expected a failure");
 }
 
-describe("alert use-cases over real gRPC (SQLite, local queue)", () => {
+describe("alert use-cases over real gRPC (SQLite, SQLite queue)", () => {
   let h: Harness;
   const server = createGrpcServer({
     logger: silentLogger(),
@@ -58,6 +58,7 @@ describe("alert use-cases over real gRPC (SQLite, local queue)", () => {
         idempotencyKey: "",
         receivedAt: undefined,
         waitMs: 5000,
+        tier: "",
         ...extra,
       },
       ctx(),
@@ -116,7 +117,15 @@ describe("alert use-cases over real gRPC (SQLite, local queue)", () => {
     expect(
       await failure(
         client.ingestAlert(
-          { projectId: p, integrationId: i.id, payloadJson: "{nope", idempotencyKey: "", receivedAt: undefined, waitMs: 0 },
+          {
+            projectId: p,
+            integrationId: i.id,
+            payloadJson: "{nope",
+            idempotencyKey: "",
+            receivedAt: undefined,
+            waitMs: 0,
+            tier: "",
+          },
           ctx(),
         ),
       ),

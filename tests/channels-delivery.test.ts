@@ -17,7 +17,7 @@ if (!mongoUrl || !redisUrl) console.warn("[channels] MongoDB or Redis unavailabl
 
 const EXTERNAL_URL = "https://tocsin.example.com";
 const combos: Array<{ name: string; env: Record<string, string>; available: boolean }> = [
-  { name: "SQLite and the local queue (processing thread)", env: {}, available: true },
+  { name: "SQLite and the SQLite queue (processing thread)", env: {}, available: true },
   {
     name: "MongoDB and BullMQ",
     env: { MONGO_URL: mongoUrl as string, REDIS_URL: redisUrl as string },

@@ -45,7 +45,7 @@ async function loadUntil(system: ChaosSystem, project: ChaosProject, run: string
     concurrency: CONCURRENCY,
     run,
   });
-  while (load.accepted.size < after) await new Promise((r) => setTimeout(r, 5));
+  await until(() => load.accepted.size >= after, 300_000, 5);
   return load;
 }
 
@@ -92,7 +92,7 @@ async function crashAlertService(system: ChaosSystem, project: ChaosProject, run
       load.stop();
       throw new Error(`${err.message}: ${JSON.stringify(tally(load.answers))} ${JSON.stringify(load.answers.at(-1))}`);
     });
-  else while (load.accepted.size < 100) await new Promise((r) => setTimeout(r, 5));
+  else await until(() => load.accepted.size >= 100, 300_000, 5);
   const behind = await backlogOf(system, project, run, load.accepted.size);
   const restartsBefore = (system.started.output().match(/alert exited unexpectedly/g) ?? []).length;
   const killedAt = Date.now();
@@ -179,8 +179,11 @@ describe.skipIf(!built).each([
       await redis?.kill();
       // Monitors see refusals while Redis is away; restart it once they have.
       const refusedBefore = load.answers.filter((a) => a.status !== 202).length;
-      while (load.answers.filter((a) => a.status !== 202).length < refusedBefore + 5 && load.accepted.size < ALERTS)
-        await new Promise((r) => setTimeout(r, 20));
+      await until(
+        () => load.answers.filter((a) => a.status !== 202).length >= refusedBefore + 5 || load.accepted.size >= ALERTS,
+        300_000,
+        20,
+      );
       await redis?.start();
       await load.done;
       await system.ready();
@@ -225,12 +228,12 @@ describe.skipIf(!built)("faults of the other services, and of the supervisor", (
         `${p}/alert_management/alerts`,
         `${p}/alert_management/integrations`,
       ]);
-      while (readers.answers.length < 20) await new Promise((r) => setTimeout(r, 5));
+      await until(() => readers.answers.length >= 20, 300_000, 5);
       await killHard(system.pid(name));
       // Read on until the process is back and answering.
       const seen = readers.answers.length;
       await system.ready();
-      while (readers.answers.slice(seen).filter((a) => a.status === 200).length < 20) await new Promise((r) => setTimeout(r, 5));
+      await until(() => readers.answers.slice(seen).filter((a) => a.status === 200).length >= 20, 300_000, 5);
       await readers.stop();
       console.log(`[chaos] REST during ${name} SIGKILL: ${JSON.stringify(tally(readers.answers))}`);
       expect(forbiddenReads(readers.answers).slice(0, 5), JSON.stringify(tally(readers.answers))).toEqual([]);

@@ -27,6 +27,8 @@ export interface SystemOptions {
   logger?: Logger;
   /** Clock for every service (default: the system clock). */
   clock?: Clock;
+  /** Extra environment for alert-service alone (e.g. METRICS_PORT=0 for its metrics port). */
+  alertEnv?: Record<string, string>;
 }
 
 export interface RunningSystem {
@@ -37,6 +39,10 @@ export interface RunningSystem {
   alertAddr: string;
   settingsAddr: string;
   dataDir: string;
+  /** alert-service's data directory (its SQLite files, the mail outbox). */
+  alertDataDir: string;
+  /** alert-service's metrics port, when `alertEnv` set METRICS_PORT. */
+  alertMetricsPort: number | undefined;
   /** Stops one service early (e.g. to see the gateway answer 503); `stop()` skips it later. */
   stopService(name: "auth" | "alert" | "settings"): Promise<void>;
   stop(): Promise<void>;
@@ -45,6 +51,9 @@ export interface RunningSystem {
 /**
  * Boots the whole system in-process on free ports (real gRPC, real HTTP), in dependency order:
  * auth, then settings and alert, then the gateway. Each service gets its own data directory.
+ * The one in-process boot of the suites: tests/alert-email-system.ts and tests/oncall-system.ts
+ * call it with their options. (The process boots: tests/start-process.ts, the `npm start` path
+ * that tests/chaos-system.ts wraps; tests/multi-replica-system.ts, two replicas of each service.)
  */
 export async function startSystem(options: SystemOptions = {}): Promise<RunningSystem> {
   const dataDir = mkdtempSync(join(tmpdir(), "tocsin-system-"));
@@ -74,6 +83,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       SETTINGS_SERVICE_ADDR: settings.address,
       DATA_DIR: join(dataDir, "alert"),
       MONGO_DB: uniqueDb("alert"),
+      ...options.alertEnv,
     },
     deps,
   );
@@ -95,6 +105,8 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     alertAddr: alert.address,
     settingsAddr: settings.address,
     dataDir,
+    alertDataDir: join(dataDir, "alert"),
+    alertMetricsPort: alert.metricsPort,
     stopService,
     async stop() {
       await gateway.stop();

@@ -3,6 +3,7 @@ import { createConnection, createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { silentLogger } from "@tocsin/core";
+import { until } from "@tocsin/testing";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { forbiddenAnswers, startLoad, tally } from "./chaos-load.js";
 import { CHAOS_ADMIN, type ChaosProject, checkNothingLostOrDoubled, seedChaosProject } from "./chaos-system.js";
@@ -49,7 +50,7 @@ async function startProxy(target: string) {
   };
 }
 
-const backends: Array<[string, Record<string, string>]> = [["local queue", {}]];
+const backends: Array<[string, Record<string, string>]> = [["SQLite queue", {}]];
 const redisUrl = inject("redisUrl");
 if (redisUrl) backends.push(["BullMQ", { REDIS_URL: redisUrl }]);
 
@@ -115,7 +116,7 @@ describe.each(backends)("the IngestAlerts stream cut mid-flight (%s)", (name, en
     let cuts = 0;
     // Cut the stream three times while the monitors post.
     for (const after of [60, 140, 220]) {
-      while (load.accepted.size < after) await new Promise((r) => setTimeout(r, 2));
+      await until(() => load.accepted.size >= after, 300_000, 2);
       cuts += proxy.cut() > 0 ? 1 : 0;
     }
     await load.done;

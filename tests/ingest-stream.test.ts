@@ -33,6 +33,7 @@ const request = (projectId: number, integrationId: number, payloadJson: string, 
   idempotencyKey: "",
   receivedAt: new Date(),
   waitMs,
+  tier: "",
 });
 const errorOf = async (promise: Promise<unknown>) => {
   const err = await promise.then(
@@ -178,10 +179,10 @@ describe("IngestAlerts against an alert-service process", () => {
 
       // Through the batcher: the calls of one turn share a message; each settles from its own result.
       const [ok, bad] = await Promise.allSettled([
-        batcher.ingestAlert(request(ids.projectId, ids.active, JSON.stringify({ title: "b1" })), ctx("batch-ok"), {
+        batcher.submit(request(ids.projectId, ids.active, JSON.stringify({ title: "b1" })), ctx("batch-ok"), {
           timeoutMs: 5000,
         }),
-        batcher.ingestAlert(request(ids.projectId, ids.active, "[]"), ctx("batch-bad")),
+        batcher.submit(request(ids.projectId, ids.active, "[]"), ctx("batch-bad")),
       ]);
       expect(ok).toMatchObject({ status: "fulfilled", value: { requestId: "batch-ok", replayed: false } });
       expect(bad.status === "rejected" && bad.reason).toMatchObject({ code: "INVALID_ARGUMENT", reason: "PAYLOAD_INVALID" });
@@ -195,14 +196,14 @@ describe("IngestAlerts against an alert-service process", () => {
     const { alert, batcher } = open();
     const body = (title: string) => request(ids.projectId, ids.active, JSON.stringify({ title }));
     try {
-      await batcher.ingestAlert(body("warm"), ctx("warm"));
+      await batcher.submit(body("warm"), ctx("warm"));
       child?.kill("SIGSTOP");
-      const err = await errorOf(batcher.ingestAlert(body("frozen"), ctx("frozen"), { timeoutMs: 300 }));
+      const err = await errorOf(batcher.submit(body("frozen"), ctx("frozen"), { timeoutMs: 300 }));
       // What the unary call's deadline gives: UNAVAILABLE (503 at the webhook) naming the deadline.
       expect(err).toMatchObject({ code: "UNAVAILABLE", reason: "ALERT_DEADLINE_EXCEEDED" });
       expect(batcher.inFlight()).toBe(0);
       child?.kill("SIGCONT");
-      const after = await batcher.ingestAlert(body("thawed"), ctx("thawed"));
+      const after = await batcher.submit(body("thawed"), ctx("thawed"));
       expect(after.requestId).toBe("thawed");
     } finally {
       child?.kill("SIGCONT");
@@ -215,9 +216,9 @@ describe("IngestAlerts against an alert-service process", () => {
     const { alert, batcher } = open();
     const body = (title: string) => request(ids.projectId, ids.active, JSON.stringify({ title }));
     try {
-      await batcher.ingestAlert(body("before"), ctx("before"));
+      await batcher.submit(body("before"), ctx("before"));
       child?.kill("SIGSTOP");
-      const inFlight = [1, 2, 3].map((i) => errorOf(batcher.ingestAlert(body(`lost-${i}`), ctx(`lost-${i}`))));
+      const inFlight = [1, 2, 3].map((i) => errorOf(batcher.submit(body(`lost-${i}`), ctx(`lost-${i}`))));
       await until(() => batcher.inFlight() === 3);
       await kill();
       // The stream's end fails them at once (not their 5 s deadline): 503 with Retry-After at the webhook.
@@ -226,10 +227,10 @@ describe("IngestAlerts against an alert-service process", () => {
       expect((await inFlight[0])?.retryAfterSeconds).toBeGreaterThan(0);
       expect(batcher.inFlight()).toBe(0);
       // While it is down, calls fail fast (503 at the webhook), never hang.
-      expect((await errorOf(batcher.ingestAlert(body("down"), ctx("down")))).code).toBe("UNAVAILABLE");
+      expect((await errorOf(batcher.submit(body("down"), ctx("down")))).code).toBe("UNAVAILABLE");
       await start();
       const answer = await until(() =>
-        batcher.ingestAlert(body("after restart"), ctx("after-restart")).catch((e: unknown) => {
+        batcher.submit(body("after restart"), ctx("after-restart")).catch((e: unknown) => {
           if (e instanceof AppError && e.code === "UNAVAILABLE") return undefined;
           throw e;
         }),
@@ -282,16 +283,16 @@ describe("IngestAlerts when alert-service stops, with two replicas", () => {
     const batcher = createIngestBatcher(alert, { timeoutMs: 10_000, streams: 1 });
     try {
       const body = (title: string, waitMs = 0) => request(ids.projectId, ids.active, JSON.stringify({ title }), waitMs);
-      await batcher.ingestAlert(body("open"), ctx("open"));
+      await batcher.submit(body("open"), ctx("open"));
       // Waiting for processing keeps these in flight on the server while it stops.
-      const held = [1, 2, 3].map((i) => batcher.ingestAlert(body(`held-${i}`, 5000), ctx(`held-${i}`), { timeoutMs: 10_000 }));
+      const held = [1, 2, 3].map((i) => batcher.submit(body(`held-${i}`, 5000), ctx(`held-${i}`), { timeoutMs: 10_000 }));
       await new Promise((r) => setImmediate(r));
       // A unary call on the same connection, answered after the stream's message was read.
       await alert.getIngestStats({}, ctx("after-send"));
       // Were the stream not drained, the bounded shutdown would cancel it and fail these.
       await replica.stop();
       for (const res of await Promise.all(held)) expect(res).toMatchObject({ processed: true });
-      expect((await errorOf(batcher.ingestAlert(body("late"), ctx("late")))).code).toBe("UNAVAILABLE");
+      expect((await errorOf(batcher.submit(body("late"), ctx("late")))).code).toBe("UNAVAILABLE");
     } finally {
       batcher.close();
       alert.close();
@@ -322,17 +323,17 @@ describe("IngestAlerts when alert-service stops, with two replicas", () => {
     try {
       const body = (title: string) => request(ids.projectId, ids.active, JSON.stringify({ title }));
       await alert.waitForReady(10_000);
-      for (let i = 0; i < 10; i++) await batcher.ingestAlert(body(`both-${i}`), ctx(`both-${i}`));
+      for (let i = 0; i < 10; i++) await batcher.submit(body(`both-${i}`), ctx(`both-${i}`));
       await a.stop();
       // In-flight items may fail while the stream on the stopped replica ends; then every call succeeds.
       await until(() =>
-        batcher.ingestAlert(body("probe"), ctx("probe")).then(
+        batcher.submit(body("probe"), ctx("probe")).then(
           () => true,
           () => undefined,
         ),
       );
       for (let i = 0; i < 20; i++) {
-        const res = await batcher.ingestAlert(body(`after-${i}`), ctx(`after-${i}`));
+        const res = await batcher.submit(body(`after-${i}`), ctx(`after-${i}`));
         expect(res.requestId).toBe(`after-${i}`);
       }
     } finally {
@@ -369,8 +370,8 @@ describe("IngestAlerts against an alert-service without it (an older version)", 
     const batcher = createIngestBatcher(alert, { timeoutMs: 5000, streams: 1 });
     try {
       const body = request(1, 1, JSON.stringify({ title: "old" }));
-      expect(await batcher.ingestAlert(body, ctx("old-1"))).toMatchObject({ requestId: "old-1" });
-      expect(await batcher.ingestAlert(body, ctx("old-2"))).toMatchObject({ requestId: "old-2" });
+      expect(await batcher.submit(body, ctx("old-1"))).toMatchObject({ requestId: "old-1" });
+      expect(await batcher.submit(body, ctx("old-2"))).toMatchObject({ requestId: "old-2" });
       expect(served).toEqual(["old-1", "old-2"]);
     } finally {
       batcher.close();

@@ -27,9 +27,9 @@ if (!redisUrl) console.warn("[paging durability] Redis unavailable: the BullMQ r
 if (!mongoUrl) console.warn("[paging durability] MongoDB-protocol server unavailable: the MongoDB run is SKIPPED");
 
 const variants: Array<[string, Record<string, string>, boolean]> = [
-  ["SQLite, local queue (processing thread)", {}, true],
+  ["SQLite, SQLite queue (processing thread)", {}, true],
   ["SQLite, BullMQ", { REDIS_URL: redisUrl ?? "" }, !!redisUrl],
-  ["MongoDB, local queue", { MONGO_URL: mongoUrl ?? "" }, !!mongoUrl],
+  ["MongoDB, SQLite queue", { MONGO_URL: mongoUrl ?? "" }, !!mongoUrl],
 ];
 
 describe.each(variants)("paging across a SIGKILL of alert-service (%s)", (_name, storeEnv, available) => {

@@ -16,7 +16,7 @@ import { ctx, FakeWorld } from "./alert-processing.fixtures.js";
  * with their own SQLite connections; the main thread accepts, waits for outcomes (`waitFor`) and
  * counts them. A thread that dies is logged and restarted, and what was queued meanwhile runs.
  */
-describe("alert processing in a worker thread (SQLite, local queue)", () => {
+describe("alert processing in a worker thread (SQLite, SQLite queue)", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "tocsin-processing-thread-"));
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: "debug" });
   const world = new FakeWorld();

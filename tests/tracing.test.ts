@@ -264,6 +264,9 @@ describe.each(backends)("tracing on, exported to an OTLP/HTTP receiver (%s)", (_
     });
     const server = childOf(client, { name: ingest, kind: SERVER, service: "alert-service" });
     expect(server.attributes).toMatchObject({ "rpc.system": "grpc", "rpc.grpc.status_code": 0 });
+    // The project's tier came with the gateway's endpoint look-up (issue 21): ingest asks
+    // auth-service for nothing.
+    expect(receiver.spans.filter((s) => s.parentSpanId === server.spanId && s.name.startsWith("auth.v1."))).toEqual([]);
     const enqueue = childOf(server, { name: "send alerts", kind: PRODUCER, service: "alert-service" });
     expect(enqueue.attributes).toMatchObject({ "messaging.operation.type": "send", "tocsin.job.name": "process-alert" });
     expect(enqueue.attributes["messaging.system"]).toBe(env.REDIS_URL ? "bullmq" : "local");
@@ -301,7 +304,7 @@ describe.each(backends)("tracing on, exported to an OTLP/HTTP receiver (%s)", (_
       receiver.spans.some((s) => s.name === "process alerts" && Number(s.attributes["messaging.batch.message_count"]) > 1);
     // Concurrent posts travel in one stream message and one group commit, so a lane's worker
     // takes several of their jobs at once; more rounds until a batch of several was seen (the
-    // local queue; BullMQ hands its workers one job at a time, so one round there).
+    // SQLite queue; BullMQ hands its workers one job at a time, so one round there).
     const rounds = env.REDIS_URL ? 1 : 5;
     for (let round = 0; round < rounds && !batched(); round++) {
       const before = receiver.spans.filter(isWebhook).length;

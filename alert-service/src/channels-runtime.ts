@@ -21,8 +21,8 @@ import {
   createDeliveryJobRunner,
   createDeliveryJobs,
 } from "./queue/channel-jobs.js";
-import { LocalJobQueue } from "./queue/local-queue.js";
 import type { JobQueue } from "./queue/queue.js";
+import { SqliteJobQueue } from "./queue/sqlite/sqlite-job-queue.js";
 import { tracedQueue } from "./queue/traced-queue.js";
 import { createMongoDeliveryLog } from "./store/channels/mongo-delivery-log.js";
 import { createMongoDestinationStore } from "./store/channels/mongo-destination-store.js";
@@ -36,7 +36,7 @@ export interface ChannelsRuntimeOptions {
   /** Exactly one of sqlite / mongo keeps the destinations and the delivery log (the alert database). */
   sqlite?: Database;
   mongo?: Db;
-  /** BullMQ with REDIS_URL; else the durable local queue `DATA_DIR/channel-queue.db`. */
+  /** BullMQ with REDIS_URL; else the durable SQLite queue `DATA_DIR/channel-queue.db`. */
   redisUrl?: string;
   queuePrefix?: string;
   projects: ProjectAccess;
@@ -63,16 +63,16 @@ export interface ChannelsRuntime {
   /** Starts the delivery workers. */
   start(deps: { alerts: Pick<AlertStore, "getById">; incidents: Pick<IncidentStore, "getByAlert"> }): Promise<void>;
   healthy(): Promise<boolean>;
-  /** Delivery jobs were committed to the local channel queue by the processing thread: wakes these lanes. */
+  /** Delivery jobs were committed to the SQLite channel queue by the processing thread: wakes these lanes. */
   wake(lanes: number[]): void;
   stop(): Promise<void>;
 }
 
-/** The durable local channel queue `DATA_DIR/channel-queue.db` (one per connection: the main thread's, the processing thread's). */
-function localChannelQueue(config: ChannelsConfig, logger: Logger, onCommit?: (lanes: number[]) => void): LocalJobQueue {
+/** The durable SQLite channel queue `DATA_DIR/channel-queue.db` (one per connection: the main thread's, the processing thread's). */
+function sqliteChannelQueue(config: ChannelsConfig, logger: Logger, onCommit?: (lanes: number[]) => void): SqliteJobQueue {
   const retry = channelRetryPolicy(config.channels.retry);
   mkdirSync(config.dataDir, { recursive: true });
-  return new LocalJobQueue({
+  return new SqliteJobQueue({
     file: join(config.dataDir, "channel-queue.db"),
     logger,
     ...(onCommit ? { onCommit } : {}),
@@ -90,7 +90,7 @@ function localChannelQueue(config: ChannelsConfig, logger: Logger, onCommit?: (l
 
 function queueOf(opts: ChannelsRuntimeOptions): JobQueue {
   const logger = opts.logger.child({ component: "channel-queue" });
-  if (!opts.redisUrl) return localChannelQueue(opts.config, logger);
+  if (!opts.redisUrl) return sqliteChannelQueue(opts.config, logger);
   return new BullmqJobQueue({
     redisUrl: opts.redisUrl,
     logger,
@@ -106,7 +106,7 @@ function queueOf(opts: ChannelsRuntimeOptions): JobQueue {
 
 /**
  * What the processing thread needs for the channels reactor, over its own connections to the
- * alert database and the local channel queue; `onCommit` tells the main thread's workers.
+ * alert database and the SQLite channel queue; `onCommit` tells the main thread's workers.
  */
 export function createLocalChannelReactorDeps(opts: {
   config: ChannelsConfig;
@@ -115,7 +115,7 @@ export function createLocalChannelReactorDeps(opts: {
   tracing?: Tracing;
   onCommit: (lanes: number[]) => void;
 }): ChannelReactorDeps & { close(): Promise<void> } {
-  const local = localChannelQueue(opts.config, opts.logger.child({ component: "channel-queue" }), opts.onCommit);
+  const local = sqliteChannelQueue(opts.config, opts.logger.child({ component: "channel-queue" }), opts.onCommit);
   const queue = tracedQueue(local, opts.tracing, { system: "local", destination: "channels" });
   return { destinations: createSqliteDestinationStore(opts.sqlite), jobs: createDeliveryJobs(queue), close: () => queue.close() };
 }
@@ -180,7 +180,7 @@ export async function createChannelsRuntime(opts: ChannelsRuntimeOptions): Promi
     },
     healthy: () => queue.healthy(),
     wake(lanes) {
-      if (raw instanceof LocalJobQueue) raw.wake(lanes);
+      if (raw instanceof SqliteJobQueue) raw.wake(lanes);
     },
     async stop() {
       if (housekeeping) clearInterval(housekeeping);

@@ -37,7 +37,7 @@ const schema = z
     /** Length of one second of escalation policies in ms: 1000; tests shorten it (a 60 s repeat → 60 × this). */
     PAGING_SECOND_MS: z.coerce.number().int().min(10).max(1000).default(1000),
     /**
-     * true (default): with the embedded stores (SQLite, the local queue) the alert lanes run in a
+     * true (default): with the embedded stores (SQLite, the SQLite queue) the alert lanes run in a
      * worker thread, off the event loop that accepts; false: in the main thread. Ignored with
      * REDIS_URL or MONGO_URL.
      */

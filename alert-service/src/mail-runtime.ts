@@ -15,9 +15,9 @@ import { createMailMetrics } from "./mail/metrics.js";
 import { createOutboxTransport } from "./mail/outbox-transport.js";
 import { createSmtpTransport } from "./mail/smtp-transport.js";
 import { BullmqJobQueue } from "./queue/bullmq-queue.js";
-import { LocalJobQueue } from "./queue/local-queue.js";
 import { createMailJobRunner, createMailJobs, MAIL_LANES, mailQueueName, mailRetryPolicy } from "./queue/mail-jobs.js";
 import type { JobQueue } from "./queue/queue.js";
+import { SqliteJobQueue } from "./queue/sqlite/sqlite-job-queue.js";
 import { tracedQueue } from "./queue/traced-queue.js";
 import { createMongoMailStore } from "./store/mail/mongo-mail-store.js";
 import { createSqliteMailStore } from "./store/mail/sqlite-mail-store.js";
@@ -27,7 +27,7 @@ export interface MailRuntimeOptions {
   /** Exactly one of sqlite / mongo keeps the mail records (the alert database). */
   sqlite?: Database;
   mongo?: Db;
-  /** BullMQ with REDIS_URL; else the durable local queue `DATA_DIR/mail-queue.db`. */
+  /** BullMQ with REDIS_URL; else the durable SQLite queue `DATA_DIR/mail-queue.db`. */
   redisUrl?: string;
   queuePrefix?: string;
   clock: Clock;
@@ -46,7 +46,7 @@ export interface MailRuntime {
   /** The bound metrics port, once started with METRICS_PORT. */
   metricsPort(): number | undefined;
   healthy(): Promise<boolean>;
-  /** Mail jobs were committed to the local mail queue by another thread (the processing thread): wakes these lanes. */
+  /** Mail jobs were committed to the SQLite mail queue by another thread (the processing thread): wakes these lanes. */
   wake(lanes: number[]): void;
   stop(): Promise<void>;
 }
@@ -64,18 +64,18 @@ function queueOf(opts: MailRuntimeOptions): JobQueue {
       ordered: false,
       ...(opts.queuePrefix ? { prefix: opts.queuePrefix } : {}),
     });
-  return localMailQueue(opts.config, logger);
+  return sqliteMailQueue(opts.config, logger);
 }
 
-/** The durable local mail queue `DATA_DIR/mail-queue.db` (one per connection: the main thread's, the processing thread's). */
-function localMailQueue(
+/** The durable SQLite mail queue `DATA_DIR/mail-queue.db` (one per connection: the main thread's, the processing thread's). */
+function sqliteMailQueue(
   config: Pick<AlertServiceConfig, "mail" | "dataDir">,
   logger: Logger,
   onCommit?: (lanes: number[]) => void,
-): LocalJobQueue {
+): SqliteJobQueue {
   const retry = mailRetryPolicy(config.mail.retry);
   mkdirSync(config.dataDir, { recursive: true });
-  return new LocalJobQueue({
+  return new SqliteJobQueue({
     file: join(config.dataDir, "mail-queue.db"),
     logger,
     ...(onCommit ? { onCommit } : {}),
@@ -97,7 +97,7 @@ function transportOf(opts: MailRuntimeOptions): MailTransport {
 }
 
 /**
- * The notifier alone, over its own connections to the alert database and the local mail queue:
+ * The notifier alone, over its own connections to the alert database and the SQLite mail queue:
  * what the processing thread needs to claim and enqueue e-mails. The mail workers stay in the main
  * thread (createMailRuntime); `onCommit` tells them of new jobs (MailRuntime.wake).
  */
@@ -109,7 +109,7 @@ export function createLocalNotifier(opts: {
   tracing?: Tracing;
   onCommit: (lanes: number[]) => void;
 }): { notifier: Notifier; pages: Pick<PagingJobs, "enqueuePageMail">; close(): Promise<void> } {
-  const local = localMailQueue(opts.config, opts.logger.child({ component: "mail-queue" }), opts.onCommit);
+  const local = sqliteMailQueue(opts.config, opts.logger.child({ component: "mail-queue" }), opts.onCommit);
   const queue = tracedQueue(local, opts.tracing, { system: "local", destination: "mail" });
   const store = createSqliteMailStore(opts.sqlite);
   const jobs = createMailJobs(queue);
@@ -166,7 +166,7 @@ export async function createMailRuntime(opts: MailRuntimeOptions): Promise<MailR
     metricsPort: () => boundPort,
     healthy: () => queue.healthy(),
     wake(lanes) {
-      if (raw instanceof LocalJobQueue) raw.wake(lanes);
+      if (raw instanceof SqliteJobQueue) raw.wake(lanes);
     },
     async stop() {
       await queue.close();

@@ -17,8 +17,9 @@ import type { SilenceStore } from "./domain/silences/ports.js";
 import { createAlertJobs, createPagingQueueJobs } from "./queue/alert-jobs.js";
 import { BullmqJobQueue } from "./queue/bullmq-queue.js";
 import { createJobWorker } from "./queue/lane-worker.js";
-import { type EndedJob, LocalJobQueue } from "./queue/local-queue.js";
 import type { JobQueue } from "./queue/queue.js";
+import type { EndedJob } from "./queue/sqlite/options.js";
+import { SqliteJobQueue } from "./queue/sqlite/sqlite-job-queue.js";
 import { createTimerRunner } from "./queue/timer-runner.js";
 import { tracedQueue } from "./queue/traced-queue.js";
 
@@ -30,15 +31,15 @@ import { tracedQueue } from "./queue/traced-queue.js";
  */
 
 export interface AlertQueuesOptions {
-  /** Where the local queue files are: `alert-queue.db` (the lanes), `alert-timers.db` (delayed jobs). */
+  /** Where the SQLite queue files are: `alert-queue.db` (the lanes), `alert-timers.db` (delayed jobs). */
   dataDir: string;
   logger: Logger;
   tracing?: Tracing | undefined;
-  /** BullMQ with REDIS_URL, else the durable local queues. */
+  /** BullMQ with REDIS_URL, else the durable SQLite queues. */
   redisUrl?: string | undefined;
   /** BullMQ's key prefix (tests). */
   queuePrefix?: string | undefined;
-  /** Tests: `:memory:` local queues (not durable, one connection: no processing thread). */
+  /** Tests: `:memory:` SQLite queues (not durable, one connection: no processing thread). */
   queueFile?: string | undefined;
   /** Local lanes: told of each group commit's lanes (the main thread wakes the processing thread). */
   onCommit?: (lanes: number[]) => void;
@@ -49,7 +50,7 @@ export interface AlertQueuesOptions {
 }
 
 export interface AlertQueues {
-  /** The lanes as built (a LocalJobQueue can be woken and told of ends), without tracing. */
+  /** The lanes as built (a SqliteJobQueue can be woken and told of ends), without tracing. */
   lanes: JobQueue;
   /** The alert lanes (8, in order), traced. */
   queue: JobQueue;
@@ -85,14 +86,14 @@ export function openAlertQueues(opts: AlertQueuesOptions): AlertQueues {
   } else {
     const memory = opts.queueFile === ":memory:";
     if (!memory) mkdirSync(opts.dataDir, { recursive: true });
-    lanes = new LocalJobQueue({
+    lanes = new SqliteJobQueue({
       file: opts.queueFile ?? join(opts.dataDir, "alert-queue.db"),
       logger: queueLogger,
       ...(opts.onCommit ? { onCommit: opts.onCommit } : {}),
       ...(opts.onEnded ? { onEnded: opts.onEnded } : {}),
       ...(opts.checkpoints === undefined ? {} : { checkpoints: opts.checkpoints }),
     });
-    timers = new LocalJobQueue({
+    timers = new SqliteJobQueue({
       file: memory ? ":memory:" : join(opts.dataDir, "alert-timers.db"),
       logger: timersLogger,
       lanes: 1,

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Clock, type Logger, type RunningService, type ServiceDeps, systemClock } from "@tocsin/core";
-import { connectableAddress, createGrpcServer, serviceDependency, startHealthPolicy } from "@tocsin/grpc";
+import { connectableAddress, createAuthClient, createGrpcServer, serviceDependency, startHealthPolicy } from "@tocsin/grpc";
 import { alertSilencesV1, alertV1, channelsV1, PROTO_FILES } from "@tocsin/proto";
 import { openSqlite } from "@tocsin/store";
 import { startTracing, type Tracing } from "@tocsin/telemetry";
@@ -10,7 +10,7 @@ import type Database from "better-sqlite3";
 import { Redis } from "ioredis";
 import { type Db, MongoClient } from "mongodb";
 import { type ChannelReactorDeps, createChannelsRuntime } from "./channels-runtime.js";
-import { createAuthClient } from "./clients/auth-client.js";
+
 import { createIntegrationKeys } from "./clients/integration-keys.js";
 import { createOncallDirectory } from "./clients/oncall-directory.js";
 import { createProjectAccess } from "./clients/project-access.js";
@@ -36,7 +36,7 @@ import { createMailRuntime } from "./mail-runtime.js";
 import { createProcessing, openAlertQueues, type PagingOptions, type Processing } from "./processing-runtime.js";
 import { createAlertJobs } from "./queue/alert-jobs.js";
 import { BULLMQ_TURNS, THREAD_JOB_BATCH } from "./queue/lane-worker.js";
-import { LocalJobQueue } from "./queue/local-queue.js";
+import { SqliteJobQueue } from "./queue/sqlite/sqlite-job-queue.js";
 import { createMongoAlertsStores } from "./store/alerts/mongo-stores.js";
 import { createSqliteAlertsStores } from "./store/alerts/sqlite-stores.js";
 import { createMongoIntegrationStore } from "./store/integrations/mongo-integration-store.js";
@@ -243,7 +243,7 @@ export interface AlertsRuntimeOptions {
   /** Exactly one of sqlite / mongo holds the alert data. */
   sqlite?: Database.Database;
   mongo?: Db;
-  /** Where the durable local queue keeps `alert-queue.db` (used when redisUrl is unset). */
+  /** Where the durable SQLite queue keeps `alert-queue.db` (used when redisUrl is unset). */
   dataDir: string;
   redisUrl?: string;
   projects: ProjectAccess;
@@ -264,7 +264,7 @@ export interface AlertsRuntimeOptions {
   usage?: { used(projectId: number, integrationId: number): void };
   /** Spans of the queue (producer at enqueue, consumer per run), when tracing is on. */
   tracing?: Tracing;
-  /** Tests: override the local queue file (e.g. `:memory:`) or the BullMQ key prefix. */
+  /** Tests: override the SQLite queue file (e.g. `:memory:`) or the BullMQ key prefix. */
   queueFile?: string;
   queuePrefix?: string;
   /**
@@ -416,7 +416,7 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
     stores,
     processing,
     async start() {
-      if (threaded && lanes instanceof LocalJobQueue) {
+      if (threaded && lanes instanceof SqliteJobQueue) {
         thread = await startProcessingThread({
           data: { config: threaded.config, batchJobs: THREAD_JOB_BATCH },
           logger: opts.logger,

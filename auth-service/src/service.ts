@@ -21,7 +21,9 @@ import { UserService } from "./domain/users.js";
 import { WatchHubs } from "./domain/watch-hubs.js";
 import { InProcessEventBus } from "./events/in-process-event-bus.js";
 import { RedisEventBus } from "./events/redis-event-bus.js";
+import { accountHandlers } from "./handlers/account-handlers.js";
 import { identityHandlers } from "./handlers/identity-handlers.js";
+import { listingHandlers } from "./handlers/listing-handlers.js";
 import { projectHandlers } from "./handlers/project-handlers.js";
 import { sessionHandlers } from "./handlers/session-handlers.js";
 import type { UseCases } from "./handlers/use-cases.js";
@@ -91,6 +93,8 @@ export async function createAuthService(config: AuthConfig, { logger, clock }: S
   server.add(authV1.AuthServiceService, {
     ...identityHandlers(useCases),
     ...sessionHandlers(useCases),
+    ...accountHandlers(useCases),
+    ...listingHandlers(useCases),
     ...projectHandlers(useCases),
     ...watchHandlers(useCases),
   });

@@ -3,13 +3,14 @@ import { alertSilencesV1, alertV1, authV1, channelsV1, oncallV1, settingsV1 } fr
 import type { Tracing } from "@tocsin/telemetry";
 import { createIngestBatcher } from "./clients/ingest-batcher.js";
 import type { GatewayConfig } from "./config.js";
-import type { AlertClient, AuthClient, ChannelClient, OncallClient, SettingsClient, SilenceClient } from "./deps.js";
+import type { AlertClient, AuthClient, ChannelClient, IngestPort, OncallClient, SettingsClient, SilenceClient } from "./deps.js";
 
 const DEFAULT_RPC_TIMEOUT_MS = 5000;
 
 export interface GatewayClients {
   auth: AuthClient;
   alert: AlertClient;
+  alertIngest: IngestPort;
   settings: SettingsClient;
   oncall: OncallClient;
   channels: ChannelClient;
@@ -19,8 +20,8 @@ export interface GatewayClients {
 
 /**
  * One client per service; every call has a deadline, so a service that is down never hangs a
- * request. `alert.ingestAlert` (the webhook's call) travels micro-batched on the IngestAlerts
- * stream (clients/ingest-batcher.ts); every other alert call is unary. With tracing on, every
+ * request. `alertIngest.submit` (the webhook's call) travels micro-batched on the IngestAlerts
+ * stream (clients/ingest-batcher.ts); every `alert` call is unary. With tracing on, every
  * call (each item of the stream too) has its client span.
  */
 export function createClients(
@@ -30,13 +31,12 @@ export function createClients(
 ): GatewayClients {
   const common = { timeoutMs, ...(tracing ? { tracing } : {}) };
   const auth = createClient(authV1.AuthServiceService, { target: "auth", address: config.authServiceAddr, ...common });
-  const alertUnary = createClient(alertV1.AlertServiceService, { target: "alert", address: config.alertServiceAddr, ...common });
-  const batcher = createIngestBatcher(alertUnary, {
+  const alert = createClient(alertV1.AlertServiceService, { target: "alert", address: config.alertServiceAddr, ...common });
+  const alertIngest = createIngestBatcher(alert, {
     timeoutMs,
     streams: replicaCount(config.alertServiceAddr),
     ...(tracing ? { tracing } : {}),
   });
-  const alert: AlertClient = { ...alertUnary, ingestAlert: batcher.ingestAlert };
   const channels = createClient(channelsV1.ChannelServiceService, {
     target: "alert",
     address: config.alertServiceAddr,
@@ -60,6 +60,7 @@ export function createClients(
   return {
     auth,
     alert,
+    alertIngest,
     settings,
     oncall,
     channels,
@@ -67,8 +68,8 @@ export function createClients(
     close() {
       silences.close();
       auth.close();
-      batcher.close();
-      alertUnary.close();
+      alertIngest.close();
+      alert.close();
       settings.close();
       oncall.close();
       channels.close();

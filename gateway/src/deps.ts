@@ -1,4 +1,4 @@
-import type { Logger } from "@tocsin/core";
+import type { CallContext, Logger } from "@tocsin/core";
 import type { AuthClient, PromiseClient } from "@tocsin/grpc";
 import type { alertSilencesV1, alertV1, channelsV1, oncallV1, settingsV1 } from "@tocsin/proto";
 import type { Tracing } from "@tocsin/telemetry";
@@ -11,12 +11,27 @@ export type SilenceClient = PromiseClient<typeof alertSilencesV1.SilenceServiceS
 export type SettingsClient = PromiseClient<typeof settingsV1.SettingsServiceService>;
 export type OncallClient = PromiseClient<typeof oncallV1.OncallServiceService>;
 
+/**
+ * The webhook's way into alert-service: one post submitted for ingest, answered as the unary
+ * `IngestAlert` would (accepted, or the AppError it would have thrown). The gateway's port is the
+ * micro-batched IngestAlerts stream (clients/ingest-batcher.ts).
+ */
+export interface IngestPort {
+  submit(
+    request: alertV1.IngestAlertRequest,
+    ctx: CallContext,
+    opts?: { timeoutMs?: number },
+  ): Promise<alertV1.IngestAlertResponse>;
+}
+
 /** Everything routes need; built once in createGateway, replaced in tests. */
 export interface GatewayDeps {
   config: GatewayConfig;
   logger: Logger;
   auth: AuthClient;
   alert: AlertClient;
+  /** The webhook's ingest of posts into alert-service (the IngestAlerts stream). */
+  alertIngest: IngestPort;
   settings: SettingsClient;
   /** settings-service's on-call API (schedules and escalation policies). */
   oncall: OncallClient;

@@ -31,12 +31,13 @@ export async function createGateway(config: GatewayConfig, { logger }: ServiceDe
   const resolved = config.port === 0 && defaultExternalUrl ? { ...config, externalUrl: `http://localhost:${port}` } : config;
   const tracing = await startTracing(config.tracing);
   const clients = createClients(resolved, tracing);
-  const { auth, alert, settings, oncall, channels, silences } = clients;
+  const { auth, alert, alertIngest, settings, oncall, channels, silences } = clients;
   const deps: GatewayDeps = {
     config: resolved,
     logger,
     auth,
     alert,
+    alertIngest,
     settings,
     oncall,
     channels,

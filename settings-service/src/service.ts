@@ -1,10 +1,17 @@
 import { join } from "node:path";
 import type { RunningService, ServiceDeps } from "@tocsin/core";
-import { connectableAddress, createGrpcServer, type HealthCheck, serviceDependency, startHealthPolicy } from "@tocsin/grpc";
+import {
+  connectableAddress,
+  createAuthClient,
+  createGrpcServer,
+  type HealthCheck,
+  serviceDependency,
+  startHealthPolicy,
+} from "@tocsin/grpc";
 import { oncallV1, PROTO_FILES, settingsV1 } from "@tocsin/proto";
 import { mongoDbName as storeDbName } from "@tocsin/store";
 import { startTracing } from "@tocsin/telemetry";
-import { createAuthClient, createAuthDirectory } from "./clients/auth-directory.js";
+import { createAuthDirectory } from "./clients/auth-directory.js";
 import { createCachedDirectory } from "./clients/cached-directory.js";
 import { createOncallDirectory } from "./clients/oncall-directory.js";
 import type { SettingsConfig } from "./config.js";

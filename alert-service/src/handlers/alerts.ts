@@ -5,7 +5,7 @@ import type { ActivityEntry, Alert, AlertSettings, Incident } from "../domain/al
 import type { DryRun } from "../domain/alerts/test-alert.js";
 import type { AlertsUseCases } from "../domain/alerts/use-cases.js";
 import type { EscalationView } from "../domain/paging/model.js";
-import { ingestStreamHandler, toIngestResponse } from "./ingest-stream.js";
+import { ingestStreamHandler, toIngestRequest, toIngestResponse } from "./ingest-stream.js";
 import { overviewHandlers } from "./overview.js";
 
 type Def = typeof alertV1.AlertServiceService;
@@ -94,18 +94,7 @@ export function alertHandlers(useCases: AlertsUseCases, tracing?: Tracing): Aler
     ...overviewHandlers(useCases),
     ingestAlerts: ingestStreamHandler(useCases, tracing),
     async ingestAlert(req, ctx) {
-      const r = await useCases.ingest(
-        {
-          projectId: req.projectId,
-          integrationId: req.integrationId,
-          payloadJson: req.payloadJson,
-          waitMs: req.waitMs,
-          ...(req.idempotencyKey ? { idempotencyKey: req.idempotencyKey } : {}),
-          ...(req.receivedAt ? { receivedAt: req.receivedAt } : {}),
-        },
-        ctx,
-      );
-      return toIngestResponse(r);
+      return toIngestResponse(await useCases.ingest(toIngestRequest(req), ctx));
     },
     async sendTestAlert(req, ctx) {
       const r = await useCases.sendTestAlert(

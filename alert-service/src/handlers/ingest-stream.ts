@@ -1,6 +1,6 @@
 import { AppError, type CallContext, toAppError, unavailable, uuidV7 } from "@tocsin/core";
 import { type ServerCallContext, type ServerDuplex, STREAM_DRAINING_REASON, toItemError, traceItem } from "@tocsin/grpc";
-import { alertV1 } from "@tocsin/proto";
+import { alertV1, PLAN_NAMES } from "@tocsin/proto";
 import type { Tracing } from "@tocsin/telemetry";
 import type { IngestRequest, IngestResult } from "../domain/alerts/ingest.js";
 import type { AlertsUseCases } from "../domain/alerts/use-cases.js";
@@ -21,7 +21,9 @@ export function toIngestResponse(r: IngestResult): alertV1.IngestAlertResponse {
   };
 }
 
-function requestOf(alert: alertV1.IngestAlertRequest): IngestRequest {
+/** The use-case's request of an IngestAlert request (unary, or an item of the stream). */
+export function toIngestRequest(alert: alertV1.IngestAlertRequest): IngestRequest {
+  const tier = PLAN_NAMES.find((name) => name === alert.tier);
   return {
     projectId: alert.projectId,
     integrationId: alert.integrationId,
@@ -29,6 +31,7 @@ function requestOf(alert: alertV1.IngestAlertRequest): IngestRequest {
     waitMs: alert.waitMs,
     ...(alert.idempotencyKey ? { idempotencyKey: alert.idempotencyKey } : {}),
     ...(alert.receivedAt ? { receivedAt: alert.receivedAt } : {}),
+    ...(tier ? { tier } : {}),
   };
 }
 
@@ -95,7 +98,7 @@ export function ingestStreamHandler(useCases: AlertsUseCases, tracing: Tracing |
         if (!item.alert) return fail(item, new AppError("INVALID_ARGUMENT", "ITEM_INVALID", "The item has no alert"));
         inFlight++;
         const alert = item.alert;
-        traceItem(tracing, INGEST_ALERTS, item, contextOf(item, now), (ctx) => useCases.ingest(requestOf(alert), ctx))
+        traceItem(tracing, INGEST_ALERTS, item, contextOf(item, now), (ctx) => useCases.ingest(toIngestRequest(alert), ctx))
           .then(
             (r) => answer({ seq: item.seq, accepted: toIngestResponse(r) }),
             (err: unknown) => fail(item, err),

@@ -7,15 +7,15 @@ import { Redis } from "ioredis";
 import { describe, expect, inject, it } from "vitest";
 import { BullmqJobQueue } from "./bullmq-queue.js";
 import { describeJobQueueContract } from "./contract.js";
-import { LocalJobQueue } from "./local-queue.js";
 import { type JobOutcome, UnrecoverableJobError } from "./queue.js";
+import { SqliteJobQueue } from "./sqlite/sqlite-job-queue.js";
 
 const logger = silentLogger();
 
 describeJobQueueContract("local (SQLite)", async () => {
   const dir = mkdtempSync(join(tmpdir(), "tocsin-queue-"));
   return {
-    open: async () => new LocalJobQueue({ file: join(dir, "alert-queue.db"), logger }),
+    open: async () => new SqliteJobQueue({ file: join(dir, "alert-queue.db"), logger }),
     cleanup: async () => rmSync(dir, { recursive: true, force: true }),
     batches: true,
   };
@@ -23,7 +23,7 @@ describeJobQueueContract("local (SQLite)", async () => {
 
 describe("local (SQLite) queue housekeeping", () => {
   it("sweeps jobs that finished more than retainMs ago, never pending ones", async () => {
-    const q = new LocalJobQueue({ file: ":memory:", logger, retainMs: 0, sweepEveryMs: 20, backoff: () => 60_000 });
+    const q = new SqliteJobQueue({ file: ":memory:", logger, retainMs: 0, sweepEveryMs: 20, backoff: () => 60_000 });
     await q.add({ id: "held", name: "n", lane: 1, data: {} });
     await q.start(async (job) => {
       if (job.id === "held") throw new Error("keeps failing");
@@ -46,12 +46,12 @@ describe("local (SQLite) queue durability", () => {
   it("resolves an add only once the WAL holding its commit is synced; adds committed meanwhile wait for the next sync", async () => {
     const { file, cleanup } = onFile();
     const syncs: Array<() => void> = [];
-    const q = new LocalJobQueue({ file, logger, syncWal: (done) => syncs.push(() => done()) });
+    const q = new SqliteJobQueue({ file, logger, syncWal: (done) => syncs.push(() => done()) });
     const settled: string[] = [];
     const first = q.add({ id: "a", name: "n", lane: 0, data: {} }).then(() => settled.push("a"));
     await until(() => syncs.length === 1);
     // Committed (another connection sees it) but not yet durable: not resolved.
-    const reader = new LocalJobQueue({ file, logger, synchronous: "NORMAL" });
+    const reader = new SqliteJobQueue({ file, logger, synchronous: "NORMAL" });
     expect(await reader.counts()).toMatchObject({ pending: 1 });
     const second = q.add({ id: "b", name: "n", lane: 0, data: {} }).then(() => settled.push("b"));
     await until(async () => (await reader.counts()).pending === 2);
@@ -71,7 +71,7 @@ describe("local (SQLite) queue durability", () => {
 
   it("rejects the adds of a commit whose WAL sync failed with UNAVAILABLE (QUEUE_UNAVAILABLE)", async () => {
     const { file, cleanup } = onFile();
-    const q = new LocalJobQueue({ file, logger, syncWal: (done) => done(new Error("EIO: i/o error, fdatasync")) });
+    const q = new SqliteJobQueue({ file, logger, syncWal: (done) => done(new Error("EIO: i/o error, fdatasync")) });
     await expect(q.add({ id: "x", name: "n", lane: 0, data: {} })).rejects.toMatchObject({
       code: "UNAVAILABLE",
       reason: "QUEUE_UNAVAILABLE",
@@ -82,7 +82,7 @@ describe("local (SQLite) queue durability", () => {
 
   it("syncs the real WAL file (fdatasync) and closes it with the queue", async () => {
     const { file, cleanup } = onFile();
-    const q = new LocalJobQueue({ file, logger });
+    const q = new SqliteJobQueue({ file, logger });
     await Promise.all(Array.from({ length: 20 }, (_, n) => q.add({ id: `j${n}`, name: "n", lane: n % 8, data: { n } })));
     expect(await q.counts()).toMatchObject({ pending: 20 });
     await q.close();
@@ -92,7 +92,7 @@ describe("local (SQLite) queue durability", () => {
 
 describe("local (SQLite) queue failures", () => {
   it("rejects a job it cannot store with UNAVAILABLE (QUEUE_UNAVAILABLE), not a driver error", async () => {
-    const q = new LocalJobQueue({ file: ":memory:", logger });
+    const q = new SqliteJobQueue({ file: ":memory:", logger });
     await q.close();
     await expect(q.add({ id: "x", name: "n", lane: 0, data: {} })).rejects.toMatchObject({
       code: "UNAVAILABLE",

@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { Logger } from "@tocsin/core";
-import type { EndedJob } from "../queue/local-queue.js";
+import type { EndedJob } from "../queue/sqlite/options.js";
 import type { FromThread, ThreadData, ToThread } from "./messages.js";
 
 export interface ProcessingThreadOptions {

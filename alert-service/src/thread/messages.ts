@@ -1,5 +1,5 @@
 import type { AlertServiceConfig } from "../config.js";
-import type { EndedJob } from "../queue/local-queue.js";
+import type { EndedJob } from "../queue/sqlite/options.js";
 
 /** What the processing thread is started with (workerData: plain, cloneable data). */
 export interface ThreadData {

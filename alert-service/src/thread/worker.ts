@@ -1,15 +1,15 @@
 import { join } from "node:path";
 import { parentPort, threadId, workerData } from "node:worker_threads";
 import { createLogger, systemClock } from "@tocsin/core";
+import { createAuthClient } from "@tocsin/grpc";
 import { openSqlite } from "@tocsin/store";
 import { startTracing } from "@tocsin/telemetry";
 import { createLocalChannelReactorDeps } from "../channels-runtime.js";
-import { createAuthClient } from "../clients/auth-client.js";
 import { createOncallDirectory } from "../clients/oncall-directory.js";
 import { createProjectMembers } from "../clients/project-members.js";
 import { createLocalNotifier } from "../mail-runtime.js";
 import { createProcessing, openAlertQueues } from "../processing-runtime.js";
-import { LocalJobQueue } from "../queue/local-queue.js";
+import { SqliteJobQueue } from "../queue/sqlite/sqlite-job-queue.js";
 import { createSqliteAlertsStores } from "../store/alerts/sqlite-stores.js";
 import { createSqliteEscalationStore } from "../store/paging/sqlite-escalation-store.js";
 import { createSqliteSilenceStore } from "../store/silences/sqlite-silence-store.js";
@@ -90,7 +90,7 @@ async function stop(): Promise<void> {
 }
 
 port.on("message", (message: ToThread) => {
-  if (message.type === "wake" && lanes instanceof LocalJobQueue) lanes.wake(message.lanes);
+  if (message.type === "wake" && lanes instanceof SqliteJobQueue) lanes.wake(message.lanes);
   else if (message.type === "silences") processing.silencesChanged(message.projectId);
   else if (message.type === "stop") void stop();
 });

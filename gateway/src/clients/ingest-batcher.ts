@@ -3,13 +3,10 @@ import { AppError, type CallContext } from "@tocsin/core";
 import { createBatchStream, fromItemError, traceItemCall } from "@tocsin/grpc";
 import { alertV1 } from "@tocsin/proto";
 import type { Tracing } from "@tocsin/telemetry";
-import type { AlertClient } from "../deps.js";
+import type { AlertClient, IngestPort } from "../deps.js";
 
-type IngestAlert = AlertClient["ingestAlert"];
-
-export interface IngestBatcher {
-  /** The same call as the unary `ingestAlert`, carried on the IngestAlerts stream. */
-  ingestAlert: IngestAlert;
+/** The ingest port on the IngestAlerts stream: `submit` is the unary `ingestAlert`, micro-batched. */
+export interface IngestBatcher extends IngestPort {
   /** Calls without an answer yet. */
   inFlight(): number;
   close(): void;
@@ -55,7 +52,7 @@ export function createIngestBatcher(alert: AlertClient, options: IngestBatcherOp
   });
   let unaryUntil = 0;
   return {
-    ingestAlert(request: alertV1.IngestAlertRequest, ctx: CallContext, opts?: { timeoutMs?: number }) {
+    submit(request: alertV1.IngestAlertRequest, ctx: CallContext, opts?: { timeoutMs?: number }) {
       if (unaryUntil > Date.now()) return alert.ingestAlert(request, ctx, opts);
       const own = opts?.timeoutMs ?? options.timeoutMs;
       const timeoutMs = Math.max(1, ctx.deadlineMs ? Math.min(own, ctx.deadlineMs - Date.now()) : own);

@@ -34,7 +34,7 @@ export function createWebhookHandler(
     () => log.close(),
   );
   const intake: IntakeDeps = {
-    alert: deps.alert,
+    ingest: deps.alertIngest,
     cache,
     throttle: shared.throttle,
     throttled: createThrottleCounter(shared.metrics.registry),

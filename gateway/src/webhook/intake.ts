@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { AppError, type CallContext, safeEqual, sha256 } from "@tocsin/core";
-import { authV1 } from "@tocsin/proto";
-import type { AlertClient } from "../deps.js";
+import { authV1, planNameOrNull } from "@tocsin/proto";
+import type { IngestPort } from "../deps.js";
 import type { CredentialThrottle } from "../protect/credential-throttle.js";
 import { isJsonContentType, parseJsonObject, readBoundedBody } from "./body.js";
 import { extractToken } from "./credential.js";
@@ -25,7 +25,7 @@ const State = authV1.EndpointState;
 
 /** What the webhook's steps use, built once per gateway. */
 export interface IntakeDeps {
-  alert: AlertClient;
+  ingest: IngestPort;
   cache: EndpointCache;
   throttle: CredentialThrottle;
   /** Counts a request refused by the integration's rate limit. */
@@ -151,8 +151,10 @@ async function ingest(deps: IntakeDeps, res: ServerResponse, ctx: CallContext, i
     idempotencyKey,
     receivedAt: new Date(),
     waitMs,
+    // The tier the endpoint look-up answered: alert-service then needs no GetProject of its own.
+    tier: planNameOrNull(found.tier) ?? "",
   };
-  const out = await deps.alert.ingestAlert(request, ctx, { timeoutMs: waitMs + 5_000 });
+  const out = await deps.ingest.submit(request, ctx, { timeoutMs: waitMs + 5_000 });
   if (out.rateLimit) {
     setRateLimitHeaders(res, out.rateLimit);
     if (out.rateLimit.throttled) {

@@ -4,7 +4,7 @@ export * from "./health-client.js";
 export * from "./health-policy.js";
 export * from "./metadata.js";
 export * from "./server.js";
-export type { AuthClient } from "./service-clients.js";
+export { type AuthClient, createAuthClient } from "./service-clients.js";
 export * from "./status.js";
 export { replicaCount } from "./target.js";
 export { traceItem, traceItemCall } from "./tracing.js";

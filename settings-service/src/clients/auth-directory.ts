@@ -1,12 +1,7 @@
 import { actingFor, internalContext } from "@tocsin/core";
-import { type AuthClient, createClient } from "@tocsin/grpc";
-import { authV1, planName } from "@tocsin/proto";
-import type { Tracing } from "@tocsin/telemetry";
+import type { AuthClient } from "@tocsin/grpc";
+import { type authV1, planName } from "@tocsin/proto";
 import type { Directory, GroupInfo, ProjectInfo } from "../domain/ports.js";
-
-export function createAuthClient(address: string, tracing?: Tracing): AuthClient {
-  return createClient(authV1.AuthServiceService, { target: "auth", address, ...(tracing ? { tracing } : {}) });
-}
 
 function toGroup(group: authV1.Group | undefined): GroupInfo {
   if (!group) throw new Error("auth-service answered without a group");

@@ -3,17 +3,18 @@ import { FakeClock } from "@tocsin/testing";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAlertJobs } from "../../queue/alert-jobs.js";
-import { LocalJobQueue } from "../../queue/local-queue.js";
 import type { JobQueue } from "../../queue/queue.js";
+import { SqliteJobQueue } from "../../queue/sqlite/sqlite-job-queue.js";
 import { createSqliteAlertsStores } from "../../store/alerts/sqlite-stores.js";
 import { ingest } from "./ingest.js";
 
 /**
  * Issue 27: an attempt that failed after the queue may have stored its jobs (Redis killed after
  * its AOF write and before its answer) must not make the client's retry with the same
- * Idempotency-Key a second alert event.
+ * Idempotency-Key a second alert event. Issue 21: the tier the gateway's endpoint look-up
+ * answered saves the project look-up.
  */
-describe("ingest with an Idempotency-Key", () => {
+describe("ingest", () => {
   const closers: Array<() => Promise<void> | void> = [];
   afterEach(async () => {
     for (const close of closers.splice(0)) await close();
@@ -21,8 +22,8 @@ describe("ingest with an Idempotency-Key", () => {
 
   function setup() {
     const db = new Database(":memory:");
-    const queue = new LocalJobQueue({ file: ":memory:", logger: silentLogger() });
-    const timers = new LocalJobQueue({ file: ":memory:", logger: silentLogger(), lanes: 1, ordered: false });
+    const queue = new SqliteJobQueue({ file: ":memory:", logger: silentLogger() });
+    const timers = new SqliteJobQueue({ file: ":memory:", logger: silentLogger(), lanes: 1, ordered: false });
     closers.push(
       () => queue.close(),
       () => timers.close(),
@@ -31,6 +32,7 @@ describe("ingest with an Idempotency-Key", () => {
       },
     );
     let storeThenFail = 0;
+    const projectLookups: number[] = [];
     // The queue stores the jobs, then its answer is lost: the caller sees UNAVAILABLE.
     const flaky = new Proxy(queue, {
       get(target, prop) {
@@ -49,7 +51,10 @@ describe("ingest with an Idempotency-Key", () => {
       clock: new FakeClock(new Date("2026-11-25T10:00:00.000Z")),
       projects: {
         require: async () => ({ id: 7, fullPath: "ops/web", tier: "premium" as const, accessLevel: 50 }),
-        byId: async () => ({ id: 7, fullPath: "ops/web", tier: "premium" as const, accessLevel: 50 }),
+        byId: async (projectId: number) => {
+          projectLookups.push(projectId);
+          return { id: 7, fullPath: "ops/web", tier: "premium" as const, accessLevel: 50 };
+        },
       },
       integrations: {
         get: async () => ({
@@ -68,7 +73,7 @@ describe("ingest with an Idempotency-Key", () => {
     const failNextAfterStoring = () => {
       storeThenFail = 1;
     };
-    return { deps, queue, failNextAfterStoring };
+    return { deps, queue, failNextAfterStoring, projectLookups };
   }
 
   const request = {
@@ -96,5 +101,16 @@ describe("ingest with an Idempotency-Key", () => {
     const again = await ingest(deps, request, ctx("again"));
     expect(again).toMatchObject({ replayed: true, requestId: "first" });
     expect((await queue.counts()).pending).toBe(1);
+  });
+
+  it("takes the tier from a trusted request and asks for the project only without one, or for a user's call", async () => {
+    const { deps, projectLookups } = setup();
+    const plain = { ...request, idempotencyKey: undefined };
+    await ingest(deps, { ...plain, tier: "ultimate" }, ctx("with-tier"));
+    expect(projectLookups).toEqual([]);
+    await ingest(deps, plain, ctx("without-tier"));
+    expect(projectLookups).toEqual([7]);
+    await ingest(deps, { ...plain, tier: "ultimate" }, { ...ctx("as-user"), principal: { userId: 5 } });
+    expect(projectLookups).toEqual([7, 7]);
   });
 });

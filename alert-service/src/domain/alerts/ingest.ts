@@ -46,6 +46,11 @@ export interface IngestRequest {
   idempotencyKey?: string;
   receivedAt?: Date;
   waitMs?: number;
+  /**
+   * The project's tier as the gateway's endpoint look-up answered it: trusted on internal calls
+   * (no principal) and then no GetProject is made; otherwise the tier is asked (`projects.byId`).
+   */
+  tier?: Tier;
 }
 
 export interface IngestResult {
@@ -145,8 +150,8 @@ export async function ingest(deps: IngestDeps, req: IngestRequest, ctx: CallCont
   if (!integration) throw notFound("Integration");
   if (!integration.active)
     throw new AppError("PERMISSION_DENIED", "INTEGRATION_INACTIVE", "The integration is currently inactive");
-  const project = await deps.projects.byId(req.projectId, ctx);
-  const alerts = alertsOf(payload, integration, project.tier, req.receivedAt ?? deps.clock.now());
+  const tier = req.tier && !ctx.principal ? req.tier : (await deps.projects.byId(req.projectId, ctx)).tier;
+  const alerts = alertsOf(payload, integration, tier, req.receivedAt ?? deps.clock.now());
   const fingerprints = alerts.map((a) => a.fingerprint ?? "");
   const limit = integration.rateLimitPerMinute ?? deps.defaultRateLimitPerMinute ?? 0;
   const rateLimit = deps.limiter && limit > 0 ? await deps.limiter.take(integration.id, limit, isRecovery(alerts)) : undefined;

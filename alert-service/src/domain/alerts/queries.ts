@@ -1,4 +1,5 @@
-import { AppError, type CallContext, conflict, notFound, pageOffset, toPage, unavailable } from "@tocsin/core";
+/** The alert use-cases that read: alerts, incidents and alert settings of a project. */
+import { type CallContext, notFound, pageOffset, toPage } from "@tocsin/core";
 import { type EscalationView, escalationView } from "../paging/model.js";
 import { ACCESS } from "../types.js";
 import type { IngestDeps } from "./ingest.js";
@@ -8,21 +9,12 @@ import {
   ALERT_STATUSES,
   type Alert,
   type AlertSettings,
-  type AlertStatus,
   type Incident,
   type IncidentStatus,
   SEVERITIES,
 } from "./model.js";
-import { ALERT_ORDER_FIELDS, type AlertOrderField, alertLaneKey } from "./ports.js";
-
-const valueInvalid = (param: string) =>
-  new AppError("INVALID_ARGUMENT", "PARAM_VALUE_INVALID", `${param} does not have a valid value`);
-
-function oneOf<T extends string>(param: string, value: string | undefined, allowed: readonly T[]): T | undefined {
-  if (!value) return undefined;
-  if (!(allowed as readonly string[]).includes(value)) throw valueInvalid(param);
-  return value as T;
-}
+import { oneOf } from "./params.js";
+import { ALERT_ORDER_FIELDS, type AlertOrderField } from "./ports.js";
 
 /** Alerts with their recorded `silenced_by` (`[]` when none). */
 async function withSilencedBy(deps: IngestDeps, alerts: Alert[]): Promise<Alert[]> {
@@ -66,7 +58,8 @@ export async function listAlerts(deps: IngestDeps, req: ListAlertsRequest, ctx: 
   return { alerts: await withSilencedBy(deps, alerts), total, opsgenieUrl };
 }
 
-async function alertOf(deps: IngestDeps, projectIdOrPath: string, iid: number, ctx: CallContext) {
+/** The alert `iid` of a project the caller may read (NOT_FOUND otherwise). */
+export async function alertOf(deps: IngestDeps, projectIdOrPath: string, iid: number, ctx: CallContext) {
   const project = await deps.projects.require(projectIdOrPath, ACCESS.developer, ctx);
   const alert = await deps.stores.alerts.get(project.id, iid);
   if (!alert) throw notFound("Alert");
@@ -93,50 +86,6 @@ async function escalationOf(deps: IngestDeps, alert: Alert): Promise<EscalationV
   return escalationView(escalation, await paging.escalations.steps(alert.id), alert.status, paging.secondMs);
 }
 
-/**
- * Sets an alert's status. Resolving sets `ended_at`, any other status clears it. Reopening while
- * another unresolved alert has the same fingerprint is ABORTED (OPEN_ALERT_EXISTS).
- */
-export async function updateAlertStatus(
-  deps: IngestDeps,
-  projectIdOrPath: string,
-  iid: number,
-  statusText: string,
-  ctx: CallContext,
-) {
-  const status = oneOf<AlertStatus>("status", statusText, ALERT_STATUSES);
-  if (!status) throw valueInvalid("status");
-  const alert = await alertOf(deps, projectIdOrPath, iid, ctx);
-  if (alert.status === status) return getAlert(deps, projectIdOrPath, iid, ctx);
-  const result = await deps.jobs.changeStatus(
-    {
-      requestId: ctx.requestId,
-      projectId: alert.projectId,
-      alertId: alert.id,
-      status,
-      at: deps.clock.now().toISOString(),
-      laneKey: alertLaneKey(alert),
-    },
-    statusWaitMs(ctx),
-  );
-  if (!result)
-    throw unavailable("ALERT_BUSY", "The alert is busy: the status change is queued and applies shortly", undefined, 1);
-  if ("conflict" in result) {
-    const other = alert.fingerprint ? await deps.stores.alerts.findOpen(alert.projectId, alert.fingerprint) : undefined;
-    throw conflict(
-      "OPEN_ALERT_EXISTS",
-      `Cannot set the status to ${status}: alert #${other?.iid ?? "?"} with the same fingerprint is still open. Resolve it first.`,
-    );
-  }
-  return getAlert(deps, projectIdOrPath, iid, ctx);
-}
-
-/** How long a status change waits for its lane: up to the caller's deadline (less a margin), at most 10 s. */
-function statusWaitMs(ctx: CallContext): number {
-  const budget = ctx.deadlineMs === undefined ? 10_000 : ctx.deadlineMs - Date.now() - 250;
-  return Math.max(0, Math.min(10_000, budget));
-}
-
 export interface ListIncidentsRequest {
   projectIdOrPath: string;
   status?: string;
@@ -161,14 +110,4 @@ export async function getIncident(deps: IngestDeps, projectIdOrPath: string, iid
 export async function getAlertSettings(deps: IngestDeps, projectIdOrPath: string, ctx: CallContext): Promise<AlertSettings> {
   const project = await deps.projects.require(projectIdOrPath, ACCESS.maintainer, ctx);
   return deps.stores.incidents.settings(project.id);
-}
-
-export async function updateAlertSettings(
-  deps: IngestDeps,
-  projectIdOrPath: string,
-  change: Partial<AlertSettings>,
-  ctx: CallContext,
-) {
-  const project = await deps.projects.require(projectIdOrPath, ACCESS.maintainer, ctx);
-  return deps.stores.incidents.updateSettings(project.id, change, deps.clock.now());
 }

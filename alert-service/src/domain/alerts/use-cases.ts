@@ -3,9 +3,10 @@ import { type AckFromPageResult, acknowledgeFromPage } from "../paging/acknowled
 import { type PagingDeps, pageRuleJob, pageStartJob } from "../paging/escalation.js";
 import type { PageRuleJob, PageStartJob } from "../paging/ports.js";
 import { autoResolveJob } from "./auto-resolve.js";
+import * as c from "./commands.js";
 import { incidentJob } from "./incidents.js";
 import { type IngestDeps, type IngestRequest, type IngestResult, ingest } from "./ingest.js";
-import type { ActivityEntry, Alert, AlertOutcome, AlertSettings, Incident } from "./model.js";
+import type { Alert, AlertOutcome, AlertSettings, Incident } from "./model.js";
 import { type AlertOverview, alertOverview, openAlertsByProject, type ProjectOpenAlerts } from "./overview.js";
 import type {
   AutoResolveJob,
@@ -79,7 +80,7 @@ export function createAlertsUseCases(deps: IngestDeps): AlertsUseCases {
     stats: () => deps.jobs.stats(),
     listAlerts: (req, ctx) => q.listAlerts(deps, req, ctx),
     getAlert: (p, iid, ctx) => q.getAlert(deps, p, iid, ctx),
-    updateAlertStatus: (p, iid, status, ctx) => q.updateAlertStatus(deps, p, iid, status, ctx),
+    updateAlertStatus: (p, iid, status, ctx) => c.updateAlertStatus(deps, p, iid, status, ctx),
     async acknowledgeFromPage(token, ctx) {
       const paging = deps.paging;
       if (!paging)
@@ -89,7 +90,7 @@ export function createAlertsUseCases(deps: IngestDeps): AlertsUseCases {
     listIncidents: (req, ctx) => q.listIncidents(deps, req, ctx),
     getIncident: (p, iid, ctx) => q.getIncident(deps, p, iid, ctx),
     getAlertSettings: (p, ctx) => q.getAlertSettings(deps, p, ctx),
-    updateAlertSettings: (p, change, ctx) => q.updateAlertSettings(deps, p, change, ctx),
+    updateAlertSettings: (p, change, ctx) => c.updateAlertSettings(deps, p, change, ctx),
     alertOverview: (p, ctx) => alertOverview(deps, p, ctx),
     openAlertsByProject: (filter, ctx) => openAlertsByProject(deps, filter, ctx),
   };

@@ -270,6 +270,13 @@ export interface IngestAlertRequest {
     | undefined;
   /** 0 to answer once queued; otherwise wait for processing, at most 10 000 ms. */
   waitMs: number;
+  /**
+   * The project's tier (`free`, `premium` or `ultimate`) as the gateway's endpoint look-up
+   * (auth.v1 ResolveIntegrationEndpoint) answered it, so that ingest needs no GetProject. Read
+   * on trusted internal calls only (no acting user); empty or unknown: alert-service asks
+   * auth-service (GetProject, cached), as for callers that predate this field.
+   */
+  tier: string;
 }
 
 export interface IngestAlertsRequest {
@@ -4138,7 +4145,15 @@ export const UpdateAlertSettingsResponse: MessageFns<UpdateAlertSettingsResponse
 };
 
 function createBaseIngestAlertRequest(): IngestAlertRequest {
-  return { projectId: 0, integrationId: 0, payloadJson: "", idempotencyKey: "", receivedAt: undefined, waitMs: 0 };
+  return {
+    projectId: 0,
+    integrationId: 0,
+    payloadJson: "",
+    idempotencyKey: "",
+    receivedAt: undefined,
+    waitMs: 0,
+    tier: "",
+  };
 }
 
 export const IngestAlertRequest: MessageFns<IngestAlertRequest> = {
@@ -4160,6 +4175,9 @@ export const IngestAlertRequest: MessageFns<IngestAlertRequest> = {
     }
     if (message.waitMs !== 0) {
       writer.uint32(48).int32(message.waitMs);
+    }
+    if (message.tier !== "") {
+      writer.uint32(58).string(message.tier);
     }
     return writer;
   },
@@ -4225,6 +4243,14 @@ export const IngestAlertRequest: MessageFns<IngestAlertRequest> = {
             message.waitMs = reader.int32();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.tier = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4269,6 +4295,7 @@ export const IngestAlertRequest: MessageFns<IngestAlertRequest> = {
         : isSet(object.wait_ms)
         ? globalThis.Number(object.wait_ms)
         : 0,
+      tier: isSet(object.tier) ? globalThis.String(object.tier) : "",
     };
   },
 
@@ -4292,6 +4319,9 @@ export const IngestAlertRequest: MessageFns<IngestAlertRequest> = {
     if (message.waitMs !== 0) {
       obj.waitMs = Math.round(message.waitMs);
     }
+    if (message.tier !== "") {
+      obj.tier = message.tier;
+    }
     return obj;
   },
 
@@ -4306,6 +4336,7 @@ export const IngestAlertRequest: MessageFns<IngestAlertRequest> = {
     message.idempotencyKey = object.idempotencyKey ?? "";
     message.receivedAt = object.receivedAt ?? undefined;
     message.waitMs = object.waitMs ?? 0;
+    message.tier = object.tier ?? "";
     return message;
   },
 };

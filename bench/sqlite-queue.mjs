@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// CPU per job of the embedded durable queue alone (issue 9): `LocalJobQueue` from
+// CPU per job of the embedded durable queue alone (issue 9): `SqliteJobQueue` from
 // alert-service/dist on a file in a temporary folder (WAL, synchronous FULL for the adds, as
 // alert-service opens `alert-queue.db`), no processing, no gRPC, no HTTP. Two phases:
 //   add   N jobs over 8 lanes, --group adds per event-loop turn (one group commit each);
@@ -12,13 +12,13 @@
 // A slower disk (fsync of a cloud volume: milliseconds) can be imitated with strace, which delays
 // every fdatasync/fsync of the process:
 //   strace -f --seccomp-bpf -qq -o /dev/null -e trace=fdatasync,fsync \
-//     -e inject=fdatasync:delay_exit=3000 -e inject=fsync:delay_exit=3000 node bench/local-queue.mjs ...
+//     -e inject=fdatasync:delay_exit=3000 -e inject=fsync:delay_exit=3000 node bench/sqlite-queue.mjs ...
 //
 // One-command reproduction (build first: the script imports alert-service/dist):
-//   npm run build && node bench/local-queue.mjs [--jobs 40000] [--group 50] [--rounds 3]
+//   npm run build && node bench/sqlite-queue.mjs [--jobs 40000] [--group 50] [--rounds 3]
 // Before/after in one run (alternating rounds): --against <a checkout whose alert-service/dist
 // is the older build>.
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -53,10 +53,17 @@ const cpuUs = (since) => {
   return user + system;
 };
 
+/** The queue class of the build at `root`: `SqliteJobQueue`, or `LocalJobQueue` of a build before issue 21. */
+async function queueClass(root) {
+  const path = join(root, "alert-service/dist/queue/sqlite/sqlite-job-queue.js");
+  if (existsSync(path)) return (await import(pathToFileURL(path).href)).SqliteJobQueue;
+  return (await import(pathToFileURL(join(root, "alert-service/dist/queue/local-queue.js")).href)).LocalJobQueue;
+}
+
 async function once(root, round) {
-  const { LocalJobQueue } = await import(pathToFileURL(join(root, "alert-service/dist/queue/local-queue.js")).href);
+  const SqliteJobQueue = await queueClass(root);
   const dir = mkdtempSync(join(tmpdir(), "tocsin-queue-bench-"));
-  const queue = new LocalJobQueue({ file: join(dir, "alert-queue.db"), logger });
+  const queue = new SqliteJobQueue({ file: join(dir, "alert-queue.db"), logger });
   let start = process.cpuUsage();
   for (let i = 0; i < JOBS; i += GROUP) {
     const adds = [];
@@ -82,14 +89,14 @@ async function once(root, round) {
   await new Promise((r) => setImmediate(r));
   const run = cpuUs(start) / JOBS;
   await queue.close();
-  const accept = await acceptPhase(LocalJobQueue, join(dir, "accept.db"), round);
+  const accept = await acceptPhase(SqliteJobQueue, join(dir, "accept.db"), round);
   rmSync(dir, { recursive: true, force: true });
   return { add, run, ...accept };
 }
 
 /** Concurrent producers, one add at a time each, no worker: adds/s and the event loop's delay. */
-async function acceptPhase(LocalJobQueue, file, round) {
-  const queue = new LocalJobQueue({ file, logger });
+async function acceptPhase(SqliteJobQueue, file, round) {
+  const queue = new SqliteJobQueue({ file, logger });
   const delay = monitorEventLoopDelay({ resolution: 1 });
   let added = 0;
   const until = Date.now() + Number(opt.seconds) * 1000;
@@ -119,7 +126,7 @@ for (let round = 0; round < Number(opt.rounds); round++)
   for (const [name, root] of builds) results[name].push(await once(root, `${round}${name.length}`));
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-console.log(`local queue: ${JOBS} jobs, ${GROUP} adds per group commit, median of ${opt.rounds} rounds (µs of CPU per job)`);
+console.log(`SQLite queue: ${JOBS} jobs, ${GROUP} adds per group commit, median of ${opt.rounds} rounds (µs of CPU per job)`);
 for (const [name, root] of builds) {
   const rs = results[name];
   const add = median(rs.map((r) => r.add));
