@@ -162,7 +162,8 @@ export class MongoAlertStore implements AlertStore {
     if (!d) return undefined;
     if (d.applied_ops.length > TRIM_AT) {
       const trimmed = this.conditionalFilters ? { _id, rev: d.rev } : { _id };
-      await this.alerts.updateOne(trimmed, { $set: { applied_ops: d.applied_ops.slice(-KEEP_OPS) } });
+      // `findOneAndUpdate`, not `updateOne`: FerretDB 1.x pushes a bare `_id` down for it only.
+      await this.alerts.findOneAndUpdate(trimmed, { $set: { applied_ops: d.applied_ops.slice(-KEEP_OPS) } });
     }
     return toAlert(d);
   }
@@ -214,8 +215,9 @@ export class MongoAlertStore implements AlertStore {
   }
 
   async linkIncident(alertId: number, incidentIid: number, at: Date) {
+    // `findOneAndUpdate`: FerretDB 1.x decodes the whole collection for any `updateOne`.
     await this.lock.run(alertId, () =>
-      this.alerts.updateOne({ _id: String(alertId) }, { $set: { incident_iid: incidentIid, updated_at: at } }),
+      this.alerts.findOneAndUpdate({ _id: String(alertId) }, { $set: { incident_iid: incidentIid, updated_at: at } }),
     );
   }
 
