@@ -25,7 +25,8 @@
 //   node bench/growth.mjs --modes mongo --mongo 20000       # item 4's mixed workload at 20,000
 //   node bench/growth.mjs --embedded 100000 --mongo 10000   # shorter
 // Options: --modes embedded,mongo  --sample 1000  --list-reps 5  --concurrency 4
-//          --ref-seconds 3  --no-alertmanager  --json FILE (default bench/results/growth-<time>.json, not committed)
+//          --ref-seconds 3  --no-alertmanager  --profile (MongoDB mode: ms per job spent in each
+//          command × collection during each sample, from the driver's command monitoring)  --json FILE (default bench/results/growth-<time>.json, not committed)
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -46,6 +47,7 @@ const { values: opt } = parseArgs({
     concurrency: { type: "string", default: "4" },
     "ref-seconds": { type: "string", default: "3" },
     checkpoints: { type: "string", default: "20000" },
+    profile: { type: "boolean", default: false },
     "no-alertmanager": { type: "boolean", default: false },
     json: { type: "string" },
   },
@@ -140,9 +142,12 @@ async function postRate(url, bodyOf) {
   let i = 0;
   const loop = async () => {
     while (performance.now() < end) {
-      const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: bodyOf(i++) });
-      await res.arrayBuffer();
-      if (res.status < 300) n++;
+      // A refused or reset connection (a busy machine) is a failed post, not the end of the run.
+      const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: bodyOf(i++) }).catch(
+        () => undefined,
+      );
+      await res?.arrayBuffer();
+      if (res && res.status < 300) n++;
     }
   };
   const t0 = performance.now();
@@ -160,10 +165,24 @@ async function references(refs) {
   return { baseline, alertmanager: am, load1: loadavg()[0] };
 }
 
+/** ms spent per `command collection` (MongoDB mode with `--profile`), since the last `takeProfile`. */
+const profile = new Map();
+function takeProfile(jobs) {
+  const out = Object.fromEntries(
+    [...profile.entries()].sort((a, b) => b[1] - a[1]).map(([k, ms]) => [k, Number((ms / jobs).toPrecision(3))]),
+  );
+  profile.clear();
+  return out;
+}
+
 async function sample(deps, stores, tag, concurrency) {
+  profile.clear();
   const intake = await run(deps, newJobs(`${tag}-intake`, SAMPLE), concurrency);
+  intake.msPerJob = takeProfile(SAMPLE);
   const mixed = await run(deps, mixedJobs(`${tag}-mixed`, SAMPLE), concurrency);
+  mixed.msPerJob = takeProfile(SAMPLE);
   const list = await listFirstPage(stores);
+  list.msPerCall = takeProfile(Number(opt["list-reps"]));
   return { intake, mixed, list };
 }
 
@@ -182,7 +201,14 @@ async function openMode(mode) {
     };
   }
   const ferret = await startFerretDb();
-  const client = await new MongoClient(ferret.url).connect();
+  const client = await new MongoClient(ferret.url, { monitorCommands: opt.profile }).connect();
+  const started = new Map();
+  client.on("commandStarted", (e) => started.set(e.requestId, `${e.commandName} ${e.command[e.commandName]}`));
+  client.on("commandSucceeded", (e) => {
+    const key = started.get(e.requestId);
+    started.delete(e.requestId);
+    if (key) profile.set(key, (profile.get(key) ?? 0) + e.duration);
+  });
   const stores = await createMongoAlertsStores(client.db("tocsin_growth"));
   return {
     stores,
@@ -217,11 +243,13 @@ async function runMode(mode, refs) {
     let size = start.list.total;
     const step = Math.max(BATCH, Math.ceil((m.target - size - 2 * SAMPLE) / 10 / BATCH) * BATCH);
     let round = 0;
+    profile.clear();
     while (size + SAMPLE * 1.5 < m.target) {
       const mark = marks[0];
       let n = Math.min(step, Math.max(BATCH, m.target - size - Math.round(SAMPLE * 1.5)));
       if (mark !== undefined) n = Math.min(n, mark - size);
       const r = await run(deps, newJobs(`grow${round++}`, n), m.concurrency);
+      profile.clear();
       size += n;
       grow.push({ size, rate: r.rate });
       log(mode, `grown to ${size}: ${r.rate.toFixed(0)} alerts/s`);
@@ -234,6 +262,7 @@ async function runMode(mode, refs) {
       }
     }
     const end = await sample(deps, m.stores, "end", m.concurrency);
+    log(mode, "end sample", JSON.stringify(end));
     const refEnd = await references(refs);
     log(mode, "end", JSON.stringify(end), JSON.stringify(refEnd));
     return { mode, target: m.target, start, end, refStart, refEnd, grow, checkpoints };

@@ -162,8 +162,7 @@ export class MongoAlertStore implements AlertStore {
     if (!d) return undefined;
     if (d.applied_ops.length > TRIM_AT) {
       const trimmed = this.conditionalFilters ? { _id, rev: d.rev } : { _id };
-      // `findOneAndUpdate`, not `updateOne`: FerretDB 1.x pushes a bare `_id` down for it only.
-      await this.alerts.findOneAndUpdate(trimmed, { $set: { applied_ops: d.applied_ops.slice(-KEEP_OPS) } });
+      await this.alerts.updateOne(trimmed, { $set: { applied_ops: d.applied_ops.slice(-KEEP_OPS) } });
     }
     return toAlert(d);
   }
@@ -215,9 +214,8 @@ export class MongoAlertStore implements AlertStore {
   }
 
   async linkIncident(alertId: number, incidentIid: number, at: Date) {
-    // `findOneAndUpdate`: FerretDB 1.x decodes the whole collection for any `updateOne`.
     await this.lock.run(alertId, () =>
-      this.alerts.findOneAndUpdate({ _id: String(alertId) }, { $set: { incident_iid: incidentIid, updated_at: at } }),
+      this.alerts.updateOne({ _id: String(alertId) }, { $set: { incident_iid: incidentIid, updated_at: at } }),
     );
   }
 

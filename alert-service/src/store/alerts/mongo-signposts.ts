@@ -63,16 +63,15 @@ export class OpenAlertSignposts {
 
   /**
    * Points `key` at the alert: an insert for a fingerprint seen for the first time (FerretDB 1.x
-   * reads the whole collection for an `updateOne`, even by `_id`, but not for an insert), a
-   * `findOneAndUpdate` by `_id` (pushed down) when the fingerprint had an alert before.
+   * reads the whole collection for every update, even by `_id`, but not for an insert), an
+   * update when the fingerprint had an alert before.
    */
   async point(key: string, alertId: number): Promise<void> {
     try {
       await this.col.insertOne({ _id: key, alert_id: alertId });
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
-      // `findOneAndUpdate`: FerretDB 1.x pushes its bare `_id` down; `updateOne` decodes every signpost.
-      await this.col.findOneAndUpdate({ _id: key }, { $set: { alert_id: alertId } });
+      await this.col.updateOne({ _id: key }, { $set: { alert_id: alertId } });
     }
   }
 }
