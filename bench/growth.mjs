@@ -26,7 +26,9 @@
 //   node bench/growth.mjs --embedded 100000 --mongo 10000   # shorter
 // Options: --modes embedded,mongo  --sample 1000  --list-reps 5  --concurrency 4
 //          --ref-seconds 3  --no-alertmanager  --profile (MongoDB mode: ms per job spent in each
-//          command × collection during each sample, from the driver's command monitoring)  --json FILE (default bench/results/growth-<time>.json, not committed)
+//          command × collection during each sample, from the driver's command monitoring)
+//          --mongo-url URL --sample-only intake,list: one sample (of those parts) of the store a
+//          server already holds (database tocsin_growth, e.g. left by a run stopped after growing)  --json FILE (default bench/results/growth-<time>.json, not committed)
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -48,6 +50,8 @@ const { values: opt } = parseArgs({
     "ref-seconds": { type: "string", default: "3" },
     checkpoints: { type: "string", default: "20000" },
     profile: { type: "boolean", default: false },
+    "mongo-url": { type: "string" },
+    "sample-only": { type: "string" },
     "no-alertmanager": { type: "boolean", default: false },
     json: { type: "string" },
   },
@@ -175,15 +179,21 @@ function takeProfile(jobs) {
   return out;
 }
 
-async function sample(deps, stores, tag, concurrency) {
+async function sample(deps, stores, tag, concurrency, parts = ["intake", "mixed", "list"]) {
   profile.clear();
-  const intake = await run(deps, newJobs(`${tag}-intake`, SAMPLE), concurrency);
-  intake.msPerJob = takeProfile(SAMPLE);
-  const mixed = await run(deps, mixedJobs(`${tag}-mixed`, SAMPLE), concurrency);
-  mixed.msPerJob = takeProfile(SAMPLE);
-  const list = await listFirstPage(stores);
-  list.msPerCall = takeProfile(Number(opt["list-reps"]));
-  return { intake, mixed, list };
+  const out = {};
+  if (parts.includes("intake")) {
+    out.intake = await run(deps, newJobs(`${tag}-intake`, SAMPLE), concurrency);
+    out.intake.msPerJob = takeProfile(SAMPLE);
+  }
+  if (parts.includes("mixed")) {
+    out.mixed = await run(deps, mixedJobs(`${tag}-mixed`, SAMPLE), concurrency);
+    out.mixed.msPerJob = takeProfile(SAMPLE);
+  }
+  if (!parts.includes("list")) return out;
+  out.list = await listFirstPage(stores);
+  out.list.msPerCall = takeProfile(Number(opt["list-reps"]));
+  return out;
 }
 
 async function openMode(mode) {
@@ -200,7 +210,7 @@ async function openMode(mode) {
       },
     };
   }
-  const ferret = await startFerretDb();
+  const ferret = opt["mongo-url"] ? { url: opt["mongo-url"], stop: async () => {} } : await startFerretDb();
   const client = await new MongoClient(ferret.url, { monitorCommands: opt.profile }).connect();
   const started = new Map();
   client.on("commandStarted", (e) => started.set(e.requestId, `${e.commandName} ${e.command[e.commandName]}`));
@@ -231,6 +241,11 @@ async function runMode(mode, refs) {
       reactions: createReactions([], (projectId) => m.stores.incidents.settings(projectId)),
     };
     const refStart = await references(refs);
+    if (opt["sample-only"]) {
+      const only = await sample(deps, m.stores, `only${Date.now()}`, m.concurrency, opt["sample-only"].split(","));
+      log(mode, "sample", JSON.stringify(only), JSON.stringify(refStart));
+      return { mode, only, refStart };
+    }
     await run(deps, newJobs("warm", SAMPLE), m.concurrency);
     const start = await sample(deps, m.stores, "start", m.concurrency);
     log(mode, "start", JSON.stringify(start), JSON.stringify(refStart));
@@ -278,6 +293,7 @@ function report(results) {
   const lines = [];
   lines.push(`| mode (size start → end) | figure | start | end | end ÷ start |`, `|---|---|---|---|---|`);
   for (const r of results) {
+    if (r.only) continue; // logged as it is
     const name = `${r.mode} (${fmt(r.start.list.total)} → ${fmt(r.end.list.total)})`;
     const rel = (e, s) => (e / s).toFixed(2);
     for (const c of r.checkpoints) {
