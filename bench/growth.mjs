@@ -28,7 +28,8 @@
 //          --ref-seconds 3  --no-alertmanager  --profile (MongoDB mode: ms per job spent in each
 //          command × collection during each sample, from the driver's command monitoring)
 //          --mongo-url URL --sample-only intake,list: one sample (of those parts) of the store a
-//          server already holds (database tocsin_growth, e.g. left by a run stopped after growing)  --json FILE (default bench/results/growth-<time>.json, not committed)
+//          server already holds (database tocsin_growth, e.g. left by a run stopped after growing)
+//          --cache-mib N: embedded, SQLite's page cache of the connection (an experiment)  --json FILE (default bench/results/growth-<time>.json, not committed)
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -51,6 +52,7 @@ const { values: opt } = parseArgs({
     checkpoints: { type: "string", default: "20000" },
     profile: { type: "boolean", default: false },
     "mongo-url": { type: "string" },
+    "cache-mib": { type: "string" },
     "sample-only": { type: "string" },
     "no-alertmanager": { type: "boolean", default: false },
     json: { type: "string" },
@@ -200,6 +202,8 @@ async function openMode(mode) {
   if (mode === "embedded") {
     const dir = mkdtempSync(join(tmpdir(), "tocsin-growth-"));
     const db = openSqlite(join(dir, "alert.db"));
+    // An experiment: SQLite's page cache for this connection (default 2 MB).
+    if (opt["cache-mib"]) db.pragma(`cache_size = -${Number(opt["cache-mib"]) * 1024}`);
     return {
       stores: createSqliteAlertsStores(db),
       concurrency: 1,
