@@ -1,11 +1,12 @@
 import { systemClock } from "@tocsin/core";
-import { type Document, MongoClient } from "mongodb";
+import { MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { NormalizedAlert } from "../../domain/alerts/model.js";
 import type { AlertsStores, ProcessAlertJob } from "../../domain/alerts/ports.js";
 import { processAlertJob } from "../../domain/alerts/processing.js";
 import { createReactions } from "../../domain/alerts/reactions.js";
 import { isFerretDb } from "./mongo-common.js";
+import { collectionScans, filtersOf, type Sent, servingIndex } from "./mongo-explain.js";
 import { createMongoAlertsStores } from "./mongo-stores.js";
 
 /**
@@ -19,21 +20,6 @@ import { createMongoAlertsStores } from "./mongo-stores.js";
  * `_id` alone (an index lookup on MongoDB).
  */
 const mongoUrl = inject("mongoUrl");
-
-interface Sent {
-  name: string;
-  command: Document;
-}
-
-/** The filters of a recorded command (one per statement of an update or delete). */
-function filtersOf(s: Sent): Document[] {
-  const c = s.command;
-  if (s.name === "find") return [c.filter ?? {}];
-  if (s.name === "findAndModify") return [c.query ?? {}];
-  if (s.name === "update") return (c.updates as Document[]).map((u) => u.q);
-  if (s.name === "delete") return (c.deletes as Document[]).map((d) => d.q);
-  return [];
-}
 
 const WRITES_THAT_SCAN = new Set(["update", "findAndModify", "delete"]);
 
@@ -149,6 +135,66 @@ describe.skipIf(!mongoUrl)("alert processing on FerretDB: round trips and pushed
     expect(await processAlertJob(deps(), j)).toEqual(first);
     expect(commands.map((c) => c.name)).toEqual(["insert", "find"]);
     await expectPushedDown(commands);
+  });
+
+  /**
+   * Issue 25 item 4: every query of the hot path (a new alert, a repeat, a recovery, a fingerprint
+   * opening again, an incident opened and closed, the alert list's first page) is `explain`ed.
+   * On real MongoDB (`MONGO_URL_TEST`) its winning plan must hold no `COLLSCAN`. FerretDB 1.x
+   * cannot tell (its plan is a SQLite `SCAN` for every filter, and `filterPushdown` is true only
+   * for a `find` by a bare string `_id`): there each filter must either be such a `find`, or a
+   * bare `_id` (MongoDB's `IDHACK`), or be served by an index that `listIndexes` shows (the
+   * index MongoDB's planner would pick: its first key is an equality of the filter, or of every
+   * `$or` branch). (Every write to an existing document, `update` or `findAndModify`, decodes
+   * the collection on FerretDB 1.x whatever its filter: a limit of FerretDB, not checked here.)
+   */
+  it("explain: no query of the hot path scans a collection where MongoDB has an index", async () => {
+    await processAlertJob(deps(), job("warm-explain"));
+    const commands = await record(async () => {
+      await processAlertJob(deps(), job("explained"));
+      await processAlertJob(deps(), job("explained"));
+      const resolved = await processAlertJob(deps(), job("explained", { endedAt: at().toISOString() }));
+      await processAlertJob(deps(), job("explained"));
+      const alert = await stores.alerts.get(42, resolved.iid);
+      if (!alert) throw new Error("the resolved alert is missing");
+      const alertId = alert.id;
+      const opened = await stores.incidents.openForAlert({
+        projectId: 42,
+        alertId,
+        alertIid: alert.iid,
+        title: undefined,
+        severity: "high",
+        at: at(),
+      });
+      await stores.alerts.linkIncident(alertId, opened.incident.iid, at());
+      const incident = await stores.incidents.getByAlert(alertId);
+      if (incident) await stores.incidents.close(incident.id, at());
+      await stores.alerts.list(42, { orderBy: "created_at", sort: "desc", offset: 0, limit: 25 });
+      await stores.alerts.list(42, { status: "triggered", orderBy: "created_at", sort: "desc", offset: 0, limit: 25 });
+    });
+    const db = client.db(dbName);
+    if (!ferret) {
+      for (const s of commands) {
+        const scans = await collectionScans(db, s);
+        expect(scans, `${s.name} ${JSON.stringify(s.command).slice(0, 300)}`).toEqual([]);
+      }
+      return;
+    }
+    const unserved: string[] = [];
+    for (const s of commands) {
+      const collection = s.command[s.name] as string;
+      const what = `${s.name} ${collection} ${JSON.stringify(filtersOf(s))}`;
+      const indexes = await db.collection(collection).listIndexes().toArray();
+      for (const filter of filtersOf(s)) {
+        if (s.name === "find" && Object.keys(filter).length === 1 && typeof filter._id === "string") {
+          const plan = await db.command({ explain: { find: collection, filter } });
+          if (plan.filterPushdown !== true) unserved.push(`${what}: not pushed down`);
+          continue;
+        }
+        if (!servingIndex(filter, indexes)) unserved.push(`${what}: no index`);
+      }
+    }
+    expect(unserved).toEqual([]);
   });
 
   it("reserving an Idempotency-Key, new and replayed, is served by the primary key", async () => {

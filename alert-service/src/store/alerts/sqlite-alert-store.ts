@@ -274,7 +274,12 @@ export class SqliteAlertStore implements AlertStore {
     // A search reads every row of the project: walk them in insertion (rowid) order, which the
     // planner, without statistics, does not know is much cheaper than another index's order.
     const hint = q.search ? ` INDEXED BY ${q.status ? "alerts_project_status_created" : "alerts_project_created"}` : "";
-    const { n } = prepared(this.db, `SELECT COUNT(*) AS n FROM alerts${hint} WHERE ${clause}`).get(...args) as { n: number };
+    // Without a filter but the status, the total is kept by triggers (`alert_counts`).
+    const counted = !q.search && !q.severity && q.monitoringTool === undefined && q.service === undefined;
+    const total = counted
+      ? `SELECT COALESCE(SUM(n), 0) AS n FROM alert_counts WHERE ${clause}`
+      : `SELECT COUNT(*) AS n FROM alerts${hint} WHERE ${clause}`;
+    const { n } = prepared(this.db, total).get(...args) as { n: number };
     const rows = prepared(this.db, `SELECT * FROM alerts WHERE ${clause} ORDER BY ${orderSql(q)} LIMIT ? OFFSET ?`).all(
       ...args,
       q.limit,

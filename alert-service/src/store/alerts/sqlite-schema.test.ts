@@ -149,7 +149,7 @@ describe("alert tables on SQLite: an existing database is migrated in place", ()
   it("from version 0 keeps alerts, ids, iids, op records, outcomes and the rules on them", async () => {
     const db = v0Database();
     const { alerts, requests, incidents } = createSqliteAlertsStores(db);
-    expect(db.pragma("user_version", { simple: true })).toBe(2);
+    expect(db.pragma("user_version", { simple: true })).toBe(3);
     const columns = (db.prepare("PRAGMA table_info(alerts)").all() as Array<{ name: string }>).map((c) => c.name);
     expect(columns).not.toContain("create_op");
     expect(columns).toContain("acknowledged_at");
@@ -183,14 +183,40 @@ describe("alert tables on SQLite: an existing database is migrated in place", ()
     expect(opened.incident.iid).toBe(5);
     const listed = await alerts.list(1, { orderBy: "created_at", sort: "desc", offset: 0, limit: 10 });
     expect(listed.alerts.map((a) => a.iid)).toEqual([3, 2, 1]);
+    expect(listed.total).toBe(3);
     expect(listed.alerts[2]?.payload).toEqual({ a: 1 });
 
     // Opening again changes nothing; the purge drops old op records and outcomes alike.
     createSqliteAlertsStores(db);
-    expect(db.pragma("user_version", { simple: true })).toBe(2);
+    expect(db.pragma("user_version", { simple: true })).toBe(3);
     await requests.purge(new Date(t0 + 10), new Date(t0 + 10));
     expect(await requests.jobOutcome("op-1")).toBeUndefined();
     expect(await alerts.findByOp(1, "op-4")).toMatchObject({ created: true });
+    db.close();
+  });
+
+  it("from version 2 fills the list's totals from the alerts present, and triggers keep them", async () => {
+    const db = new Database(":memory:");
+    const { alerts } = createSqliteAlertsStores(db);
+    for (let i = 0; i < 5; i++) await alerts.create(newAlert(1, `op-${i}`, `f${i}`));
+    await alerts.create(newAlert(2, "op-other"));
+    await alerts.setStatus(1, "acknowledged", undefined, new Date());
+    // The layout of version 2: no counts, no triggers.
+    db.exec(
+      "DROP TRIGGER alert_counts_insert; DROP TRIGGER alert_counts_status; DROP TRIGGER alert_counts_delete; DROP TABLE alert_counts",
+    );
+    db.pragma("user_version = 2");
+    const reopened = createSqliteAlertsStores(db).alerts;
+    expect(db.pragma("user_version", { simple: true })).toBe(3);
+    const total = async (status?: "triggered" | "acknowledged" | "resolved") =>
+      (await reopened.list(1, { status, orderBy: "created_at", sort: "desc", offset: 0, limit: 1 })).total;
+    expect([await total(), await total("triggered"), await total("acknowledged")]).toEqual([5, 4, 1]);
+    await reopened.create(newAlert(1, "op-new", "g"));
+    await reopened.resolve(2, new Date(), "op-resolve", new Date());
+    expect([await total(), await total("triggered"), await total("resolved")]).toEqual([6, 4, 1]);
+    // A filter the counts do not keep is counted over the alerts (the same answer).
+    const searched = await reopened.list(1, { search: "cpu", orderBy: "created_at", sort: "desc", offset: 0, limit: 1 });
+    expect(searched.total).toBe(6);
     db.close();
   });
 

@@ -5,9 +5,9 @@ import type { Database } from "better-sqlite3";
  * Version of the alert tables' layout in `PRAGMA user_version` of the database file (the alert
  * tables own it: the integration and mail tables beside them in `alert.db` are not versioned).
  * 0: a database from before versioning (layout `V0_TO_V1` starts from); 1: the layout below;
- * 2: `alerts.acknowledged_at` (`V1_TO_V2`).
+ * 2: `alerts.acknowledged_at` (`V1_TO_V2`); 3: `alert_counts` (`V2_TO_V3`).
  */
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3;
 
 /**
  * The alert list's columns and indexes. The one-open-alert rule is the partial unique index
@@ -158,6 +158,35 @@ CREATE INDEX alerts_open_by_severity ON alerts (project_id, status, severity) WH
 `;
 
 /**
+ * Version 2 → 3 (issue 25 item 5: the alert list's first page in flat time). `alert_counts`: the
+ * number of alerts per project and status, kept by triggers in the statement that writes the
+ * alert, so that the list's total without a filter (or with the status filter alone) is a read
+ * of at most 4 rows instead of a count over the project's index range (≈ 50 ms at 1,000,000
+ * alerts). Filled from the alerts present; alerts are never deleted, but a delete is counted too.
+ */
+const V2_TO_V3 = `
+CREATE TABLE alert_counts (
+  project_id INTEGER NOT NULL,
+  status INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (project_id, status)
+) WITHOUT ROWID;
+INSERT INTO alert_counts (project_id, status, n) SELECT project_id, status, COUNT(*) FROM alerts GROUP BY project_id, status;
+CREATE TRIGGER alert_counts_insert AFTER INSERT ON alerts BEGIN
+  INSERT INTO alert_counts (project_id, status, n) VALUES (new.project_id, new.status, 1)
+    ON CONFLICT (project_id, status) DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER alert_counts_status AFTER UPDATE OF status ON alerts WHEN old.status <> new.status BEGIN
+  UPDATE alert_counts SET n = n - 1 WHERE project_id = old.project_id AND status = old.status;
+  INSERT INTO alert_counts (project_id, status, n) VALUES (new.project_id, new.status, 1)
+    ON CONFLICT (project_id, status) DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER alert_counts_delete AFTER DELETE ON alerts BEGIN
+  UPDATE alert_counts SET n = n - 1 WHERE project_id = old.project_id AND status = old.status;
+END;
+`;
+
+/**
  * Creates the alert tables, or brings an existing database to the current layout in place
  * (one IMMEDIATE transaction: another connection opening the file meanwhile waits, then finds
  * the new version and does nothing).
@@ -171,7 +200,8 @@ export function migrateAlertsSchema(db: Database): void {
     db.exec(OTHERS);
     if (!existing) db.exec(alertsTable("alerts") + ALERTS_INDEXES + OPS);
     else if (version() < 1) db.exec(V0_TO_V1);
-    db.exec(V1_TO_V2);
+    if (version() < 2) db.exec(V1_TO_V2);
+    db.exec(V2_TO_V3);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
 }

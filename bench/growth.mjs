@@ -1,0 +1,347 @@
+#!/usr/bin/env node
+// Cost as the store grows (issue 25 items 4 and 5): the real alert stores and the real processing
+// use-case (`processAlertJobs`), no queue, gRPC or HTTP, on the embedded store (SQLite, a
+// temporary DATA_DIR, opened as alert-service opens it) and in MongoDB mode (a private FerretDB
+// 1.24 on its SQLite backend, as in the tests). Per mode:
+//
+//   1. a sample at the start (after `--sample` alerts): `intake` = `--sample` new alerts (own
+//      fingerprint each); `mixed` = `--sample` jobs of which half are new alerts and half are
+//      repeats and resolves of them (per 4 jobs: new, repeat, new, resolve of the first); the
+//      alert list's first page (`list`, 20 newest, with its total: the console's default), the
+//      median of `--list-reps` calls;
+//   2. growth to `--embedded` (1,000,000) / `--mongo` (100,000) alerts with new alerts through
+//      the same use-case, as fast as it goes (batches of 64 jobs, `--concurrency` batches at a
+//      time in MongoDB mode), logging the rate per tenth;
+//   3. the same sample at the end, and at each `--checkpoints` size on the way (20,000: item 4's
+//      "rate after 20,000 ÷ first 1,000"); ratios end ÷ start.
+//
+// Same-run references, at the start and at the end of each mode: a bare `node:http` server
+// (bench/baseline.mjs, own process) and Prometheus Alertmanager v0.28.1 (bench/storm/, single
+// alerts POSTed to /api/v2/alerts), both with `--ref-seconds` of 20 loops of single posts; every
+// rate is also reported as a fraction of the node:http rate measured beside it (the machine is
+// shared: that ratio moves less than the absolute rate).
+//
+//   npm run build && node bench/growth.mjs                  # both modes, full sizes
+//   node bench/growth.mjs --modes mongo --mongo 20000       # item 4's mixed workload at 20,000
+//   node bench/growth.mjs --embedded 100000 --mongo 10000   # shorter
+// Options: --modes embedded,mongo  --sample 1000  --list-reps 5  --concurrency 4
+//          --ref-seconds 3  --no-alertmanager  --profile (MongoDB mode: ms per job spent in each
+//          command × collection during each sample, from the driver's command monitoring)
+//          --mongo-url URL --sample-only intake,list: one sample (of those parts) of the store a
+//          server already holds (database tocsin_growth, e.g. left by a run stopped after growing)
+//          --cache-mib N: embedded, SQLite's page cache of the connection (an experiment)  --json FILE (default bench/results/growth-<time>.json, not committed)
+import { createHash } from "node:crypto";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { MongoClient } from "mongodb";
+import { ROOT, startBaselineProcess, startFerretDb } from "./alert-system.mjs";
+import { startAlertmanager } from "./storm/alertmanager.mjs";
+
+const { values: opt } = parseArgs({
+  options: {
+    modes: { type: "string", default: "embedded,mongo" },
+    embedded: { type: "string", default: "1000000" },
+    mongo: { type: "string", default: "100000" },
+    sample: { type: "string", default: "1000" },
+    "list-reps": { type: "string", default: "5" },
+    concurrency: { type: "string", default: "4" },
+    "ref-seconds": { type: "string", default: "3" },
+    checkpoints: { type: "string", default: "20000" },
+    profile: { type: "boolean", default: false },
+    "mongo-url": { type: "string" },
+    "cache-mib": { type: "string" },
+    "sample-only": { type: "string" },
+    "no-alertmanager": { type: "boolean", default: false },
+    json: { type: "string" },
+  },
+});
+const SAMPLE = Number(opt.sample);
+const BATCH = 64;
+const log = (...a) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...a);
+const dist = (p) => pathToFileURL(join(ROOT, "alert-service/dist", p)).href;
+
+const { openSqlite } = await import("@tocsin/store");
+const { uuidV7 } = await import("@tocsin/core");
+const { createSqliteAlertsStores } = await import(dist("store/alerts/sqlite-stores.js"));
+const { createMongoAlertsStores } = await import(dist("store/alerts/mongo-stores.js"));
+const { processAlertJobs } = await import(dist("domain/alerts/processing.js"));
+const { createReactions } = await import(dist("domain/alerts/reactions.js"));
+
+/** A job of project 1 for `fingerprint`; a recovery when `resolve`. */
+function jobOf(fingerprint, resolve = false) {
+  const title = `growth ${fingerprint}`;
+  const id = uuidV7();
+  const now = new Date().toISOString();
+  return {
+    jobId: id,
+    requestId: id,
+    projectId: 1,
+    integrationId: 7,
+    alert: {
+      title,
+      description: "CPU above 90% on the web tier",
+      service: "web",
+      monitoringTool: "growth",
+      hosts: ["web-1"],
+      severity: "high",
+      startedAt: now,
+      ...(resolve ? { endedAt: now } : {}),
+      fingerprint: createHash("sha1").update(fingerprint).digest("hex"),
+      source: "growth",
+      payload: { title, fingerprint },
+    },
+  };
+}
+
+const newJobs = (tag, n) => Array.from({ length: n }, (_, i) => jobOf(`${tag}-${i}`));
+/** Half new alerts, half repeats and resolves of them: per 4 jobs new a, repeat a, new b, resolve a. */
+function mixedJobs(tag, n) {
+  const out = [];
+  for (let i = 0; out.length < n; i++) {
+    const a = `${tag}-${i}-a`;
+    out.push(jobOf(a), jobOf(a), jobOf(`${tag}-${i}-b`), jobOf(a, true));
+  }
+  return out.slice(0, n);
+}
+
+/** Runs `jobs` in batches of 64, `concurrency` batches at a time (batches never share a fingerprint). */
+async function run(deps, jobs, concurrency) {
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const batch = jobs.slice(next, next + BATCH);
+      next += BATCH;
+      const { outcomes, error } = await processAlertJobs(deps, batch);
+      if (error || outcomes.length !== batch.length) throw error ?? new Error("short batch");
+    }
+  };
+  const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const s = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  return { rate: jobs.length / s, cpuMsPerJob: (cpu.user + cpu.system) / 1000 / jobs.length };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function listFirstPage(stores) {
+  const times = [];
+  let total = 0;
+  for (let i = 0; i < Number(opt["list-reps"]); i++) {
+    const t0 = performance.now();
+    const page = await stores.alerts.list(1, { orderBy: "created_at", sort: "desc", offset: 0, limit: 20 });
+    times.push(performance.now() - t0);
+    total = page.total;
+    if (page.alerts.length === 0) throw new Error("empty first page");
+  }
+  return { ms: median(times), total };
+}
+
+/** Single posts per second from 20 loops for `--ref-seconds`. */
+async function postRate(url, bodyOf) {
+  const end = performance.now() + Number(opt["ref-seconds"]) * 1000;
+  let n = 0;
+  let i = 0;
+  const loop = async () => {
+    while (performance.now() < end) {
+      // A refused or reset connection (a busy machine) is a failed post, not the end of the run.
+      const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: bodyOf(i++) }).catch(
+        () => undefined,
+      );
+      await res?.arrayBuffer();
+      if (res && res.status < 300) n++;
+    }
+  };
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: 20 }, loop));
+  return n / ((performance.now() - t0) / 1000);
+}
+
+async function references(refs) {
+  const baseline = await postRate(`${refs.baseline.url}/alerts`, (i) => JSON.stringify({ title: `ref ${i}`, severity: "high" }));
+  const am = refs.am
+    ? await postRate(`${refs.am.url}/api/v2/alerts`, (i) =>
+        JSON.stringify([{ labels: { alertname: `Ref${i}`, severity: "high" }, annotations: { summary: "ref" } }]),
+      )
+    : undefined;
+  return { baseline, alertmanager: am, load1: loadavg()[0] };
+}
+
+/** ms spent per `command collection` (MongoDB mode with `--profile`), since the last `takeProfile`. */
+const profile = new Map();
+function takeProfile(jobs) {
+  const out = Object.fromEntries(
+    [...profile.entries()].sort((a, b) => b[1] - a[1]).map(([k, ms]) => [k, Number((ms / jobs).toPrecision(3))]),
+  );
+  profile.clear();
+  return out;
+}
+
+async function sample(deps, stores, tag, concurrency, parts = ["intake", "mixed", "list"]) {
+  profile.clear();
+  const out = {};
+  if (parts.includes("intake")) {
+    out.intake = await run(deps, newJobs(`${tag}-intake`, SAMPLE), concurrency);
+    out.intake.msPerJob = takeProfile(SAMPLE);
+  }
+  if (parts.includes("mixed")) {
+    out.mixed = await run(deps, mixedJobs(`${tag}-mixed`, SAMPLE), concurrency);
+    out.mixed.msPerJob = takeProfile(SAMPLE);
+  }
+  if (!parts.includes("list")) return out;
+  out.list = await listFirstPage(stores);
+  out.list.msPerCall = takeProfile(Number(opt["list-reps"]));
+  return out;
+}
+
+async function openMode(mode) {
+  if (mode === "embedded") {
+    const dir = mkdtempSync(join(tmpdir(), "tocsin-growth-"));
+    const db = openSqlite(join(dir, "alert.db"));
+    // An experiment: SQLite's page cache for this connection (default 2 MB).
+    if (opt["cache-mib"]) db.pragma(`cache_size = -${Number(opt["cache-mib"]) * 1024}`);
+    return {
+      stores: createSqliteAlertsStores(db),
+      concurrency: 1,
+      target: Number(opt.embedded),
+      close: async () => {
+        db.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const ferret = opt["mongo-url"] ? { url: opt["mongo-url"], stop: async () => {} } : await startFerretDb();
+  const client = await new MongoClient(ferret.url, { monitorCommands: opt.profile }).connect();
+  const started = new Map();
+  client.on("commandStarted", (e) => started.set(e.requestId, `${e.commandName} ${e.command[e.commandName]}`));
+  client.on("commandSucceeded", (e) => {
+    const key = started.get(e.requestId);
+    started.delete(e.requestId);
+    if (key) profile.set(key, (profile.get(key) ?? 0) + e.duration);
+  });
+  const stores = await createMongoAlertsStores(client.db("tocsin_growth"));
+  return {
+    stores,
+    concurrency: Number(opt.concurrency),
+    target: Number(opt.mongo),
+    close: async () => {
+      await client.close();
+      await ferret.stop();
+    },
+  };
+}
+
+async function runMode(mode, refs) {
+  const m = await openMode(mode);
+  try {
+    const deps = {
+      stores: m.stores,
+      clock: { now: () => new Date() },
+      jobs: { enqueueIncident: async () => {}, enqueueFollowUps: async () => {} },
+      reactions: createReactions([], (projectId) => m.stores.incidents.settings(projectId)),
+    };
+    const refStart = await references(refs);
+    if (opt["sample-only"]) {
+      const only = await sample(deps, m.stores, `only${Date.now()}`, m.concurrency, opt["sample-only"].split(","));
+      log(mode, "sample", JSON.stringify(only), JSON.stringify(refStart));
+      return { mode, only, refStart };
+    }
+    await run(deps, newJobs("warm", SAMPLE), m.concurrency);
+    const start = await sample(deps, m.stores, "start", m.concurrency);
+    log(mode, "start", JSON.stringify(start), JSON.stringify(refStart));
+    const grow = [];
+    const checkpoints = [];
+    const marks = opt.checkpoints
+      .split(",")
+      .map(Number)
+      .filter((c) => c > start.list.total && c < m.target);
+    let size = start.list.total;
+    const step = Math.max(BATCH, Math.ceil((m.target - size - 2 * SAMPLE) / 10 / BATCH) * BATCH);
+    let round = 0;
+    profile.clear();
+    while (size + SAMPLE * 1.5 < m.target) {
+      const mark = marks[0];
+      let n = Math.min(step, Math.max(BATCH, m.target - size - Math.round(SAMPLE * 1.5)));
+      if (mark !== undefined) n = Math.min(n, mark - size);
+      const r = await run(deps, newJobs(`grow${round++}`, n), m.concurrency);
+      profile.clear();
+      size += n;
+      grow.push({ size, rate: r.rate });
+      log(mode, `grown to ${size}: ${r.rate.toFixed(0)} alerts/s`);
+      if (mark !== undefined && size >= mark) {
+        marks.shift();
+        const at = await sample(deps, m.stores, `mark${mark}`, m.concurrency);
+        checkpoints.push({ size: mark, ...at, ref: await references(refs) });
+        size = at.list.total;
+        log(mode, `checkpoint ${mark}`, JSON.stringify(checkpoints.at(-1)));
+      }
+    }
+    const end = await sample(deps, m.stores, "end", m.concurrency);
+    log(mode, "end sample", JSON.stringify(end));
+    const refEnd = await references(refs);
+    log(mode, "end", JSON.stringify(end), JSON.stringify(refEnd));
+    return { mode, target: m.target, start, end, refStart, refEnd, grow, checkpoints };
+  } finally {
+    await m.close();
+  }
+}
+
+/** Three significant digits (thousands grouped). */
+const fmt = (x) => (x === undefined ? "—" : x >= 100 ? Math.round(x).toLocaleString("en-US") : String(Number(x.toPrecision(3))));
+
+function report(results) {
+  const lines = [];
+  lines.push(`| mode (size start → end) | figure | start | end | end ÷ start |`, `|---|---|---|---|---|`);
+  for (const r of results) {
+    if (r.only) continue; // logged as it is
+    const name = `${r.mode} (${fmt(r.start.list.total)} → ${fmt(r.end.list.total)})`;
+    const rel = (e, s) => (e / s).toFixed(2);
+    for (const c of r.checkpoints) {
+      const at = `${r.mode} (${fmt(r.start.list.total)} → ${fmt(c.list.total)}, checkpoint)`;
+      lines.push(
+        `| ${at} | intake, new alerts/s | ${fmt(r.start.intake.rate)} | ${fmt(c.intake.rate)} | **${rel(c.intake.rate, r.start.intake.rate)}** |`,
+      );
+      lines.push(
+        `| ${at} | mixed, jobs/s | ${fmt(r.start.mixed.rate)} | ${fmt(c.mixed.rate)} | **${rel(c.mixed.rate, r.start.mixed.rate)}** |`,
+      );
+      lines.push(
+        `| ${at} | list first page, ms | ${fmt(r.start.list.ms)} | ${fmt(c.list.ms)} | **${rel(r.start.list.ms, c.list.ms)}** (start ÷ end) |`,
+      );
+      lines.push(
+        `| ${at} | node:http single posts/s | ${fmt(r.refStart.baseline)} | ${fmt(c.ref.baseline)} | ${rel(c.ref.baseline, r.refStart.baseline)} |`,
+      );
+    }
+    const row = (what, s, e) => lines.push(`| ${name} | ${what} | ${fmt(s)} | ${fmt(e)} | **${rel(e, s)}** |`);
+    row("intake, new alerts/s", r.start.intake.rate, r.end.intake.rate);
+    row("intake ÷ node:http same time", r.start.intake.rate / r.refStart.baseline, r.end.intake.rate / r.refEnd.baseline);
+    row("mixed (½ repeats + resolves), jobs/s", r.start.mixed.rate, r.end.mixed.rate);
+    row("CPU ms per job (this process), intake", r.start.intake.cpuMsPerJob, r.end.intake.cpuMsPerJob);
+    row("CPU ms per job (this process), mixed", r.start.mixed.cpuMsPerJob, r.end.mixed.cpuMsPerJob);
+    lines.push(
+      `| ${name} | list first page, ms (median) | ${fmt(r.start.list.ms)} | ${fmt(r.end.list.ms)} | **${rel(r.start.list.ms, r.end.list.ms)}** (start ÷ end) |`,
+    );
+    row("node:http single posts/s", r.refStart.baseline, r.refEnd.baseline);
+    if (r.refStart.alertmanager) row("Alertmanager single posts/s", r.refStart.alertmanager, r.refEnd.alertmanager);
+    lines.push(`| ${name} | load average (1 min) | ${fmt(r.refStart.load1)} | ${fmt(r.refEnd.load1)} | |`);
+  }
+  return lines.join("\n");
+}
+
+const refs = { baseline: await startBaselineProcess() };
+if (!opt["no-alertmanager"]) refs.am = await startAlertmanager();
+const results = [];
+try {
+  for (const mode of opt.modes.split(",")) results.push(await runMode(mode, refs));
+} finally {
+  await refs.baseline.stop();
+  await refs.am?.stop();
+}
+console.log(report(results));
+const file = opt.json ?? join(ROOT, "bench", "results", `growth-${new Date().toISOString().slice(0, 16)}.json`);
+mkdirSync(join(file, ".."), { recursive: true });
+writeFileSync(file, JSON.stringify({ options: opt, results }, null, 2));
+log("results in", file);
