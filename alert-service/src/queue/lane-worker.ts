@@ -8,6 +8,7 @@ import type {
   StatusChangeResult,
   UnsilenceJob,
 } from "../domain/alerts/ports.js";
+import type { AlertJobHandlers } from "../domain/alerts/use-cases.js";
 import type { PageRuleJob, PageStartJob } from "../domain/paging/ports.js";
 import {
   autoResolveSchema,
@@ -23,16 +24,8 @@ import { type BatchWorker, type JobOutcome, type RunningJob, UnrecoverableJobErr
 
 /** The lane workers' side: job data validated, handlers run, consecutive process-alert jobs together. */
 
-export interface JobHandlers {
-  /** Process-alert jobs of one lane, in order (see processAlertJobs). */
-  processAlerts(jobs: ProcessAlertJob[], logger: Logger): Promise<{ outcomes: AlertOutcome[]; error?: unknown }>;
-  incident(job: IncidentJob, logger: Logger): Promise<void>;
-  autoResolve(job: AutoResolveJob, logger: Logger): Promise<void>;
-  setStatus(job: StatusChangeJob, logger: Logger): Promise<StatusChangeResult>;
-  pageStart(job: PageStartJob, logger: Logger): Promise<void>;
-  pageRule(job: PageRuleJob, logger: Logger): Promise<void>;
-  unsilence(job: UnsilenceJob, logger: Logger): Promise<void>;
-}
+/** What the lane workers run: the job handlers of processing (process-alert jobs in batches only). */
+export type JobHandlers = Omit<AlertJobHandlers, "processAlert">;
 
 /** How many due jobs of a lane one batch takes (one transaction for all of them on SQLite). */
 const JOB_BATCH = 64;
