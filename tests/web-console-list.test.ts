@@ -95,8 +95,15 @@ describe.skipIf(chromiumMissing || !webBuilt)("web console: the alerts list", ()
     await page.getByRole("tab", { name: /^Open/ }).focus();
     await page.keyboard.press("ArrowRight");
     await page.getByRole("tab", { name: /^Triggered/, selected: true }).waitFor();
+    // End: the last tab, Silences (its own page under the same tab row, the focus kept on the row);
+    // ArrowLeft from there: All alerts, back on the list.
     await page.keyboard.press("End");
+    await page.getByRole("tab", { name: "Silences", selected: true }).waitFor();
+    await page.getByRole("heading", { name: "Silences", level: 1 }).waitFor();
+    await expect.poll(() => page.evaluate("document.activeElement?.textContent"), POLL).toBe("Silences");
+    await page.keyboard.press("ArrowLeft");
     await page.getByRole("tab", { name: /^All alerts/, selected: true }).waitFor();
+    await page.getByRole("heading", { name: "Alerts", level: 1 }).waitFor();
 
     // A burst of 200 alerts while the page is open: the counts catch up without a reload.
     await page.evaluate("window.__stillThisPage = true");

@@ -1,5 +1,5 @@
-import type { ReactNode } from "react";
-import { useNavigate } from "react-router";
+import { type ReactNode, useEffect, useRef } from "react";
+import { useLocation, useNavigate } from "react-router";
 import { projectPath } from "../projects/address";
 import { Tabs } from "../ui/Tabs";
 import { type AlertTab, TABS } from "./types";
@@ -17,7 +17,7 @@ interface Props {
   /** Alerts per status tab (the alerts page's counts), or undefined while they load. */
   counts: Record<AlertTab, number> | undefined;
   selected: AlertTab | "silences";
-  /** A status tab was chosen (the silences page leaves for the alert list). */
+  /** A status tab was chosen (the silences page leaves for the alert list, with state `{fromTabs: true}`). */
   onStatus: (tab: AlertTab) => void;
   children: ReactNode;
 }
@@ -29,6 +29,12 @@ interface Props {
  */
 export function AlertsTabs({ fullPath, counts, selected, onStatus, children }: Props) {
   const navigate = useNavigate();
+  const row = useRef<HTMLDivElement>(null);
+  const arrivedByTab = (useLocation().state as { fromTabs?: boolean } | null)?.fromTabs === true;
+  // Reached from the other page's tab row (a key or a click): the focus stays on the tab row.
+  useEffect(() => {
+    if (arrivedByTab) row.current?.querySelector<HTMLElement>('[role="tab"][aria-selected="true"]')?.focus();
+  }, [arrivedByTab]);
   const tabs = [
     ...TABS.map((key) => ({
       key: key as AlertTab | "silences",
@@ -41,12 +47,14 @@ export function AlertsTabs({ fullPath, counts, selected, onStatus, children }: P
     { key: "silences" as const, label: "Silences" },
   ];
   const onSelect = (key: AlertTab | "silences") => {
-    if (key === "silences") void navigate(projectPath(fullPath, "alert_management", "silences"));
+    if (key === "silences") void navigate(projectPath(fullPath, "alert_management", "silences"), { state: { fromTabs: true } });
     else onStatus(key);
   };
   return (
-    <Tabs label="Alert status" tabs={tabs} selected={selected} onSelect={onSelect}>
-      {children}
-    </Tabs>
+    <div ref={row}>
+      <Tabs label="Alert status" tabs={tabs} selected={selected} onSelect={onSelect}>
+        {children}
+      </Tabs>
+    </div>
   );
 }

@@ -54,7 +54,11 @@ export default function SilencesPage() {
         fullPath={fullPath}
         counts={counts.data}
         selected="silences"
-        onStatus={(tab) => void navigate(`${projectPath(fullPath, "alert_management")}${tab === "open" ? "" : `?status=${tab}`}`)}
+        onStatus={(tab) =>
+          void navigate(`${projectPath(fullPath, "alert_management")}${tab === "open" ? "" : `?status=${tab}`}`, {
+            state: { fromTabs: true },
+          })
+        }
       >
         <h1>Silences</h1>
         {created && (
