@@ -31,8 +31,16 @@ export async function startTocsin(variant, { cpuProfDir } = {}) {
   const queue = variant === "local" ? "local" : "redis";
   const logFile = join(tmpdir(), `tocsin-storm-${variant}-${process.pid}-${Date.now()}.log`);
   const ferret = variant === "mongo" ? await startFerretDb() : null;
+  // The gateway's profile is named; alert-service's are not, so that its processing thread writes
+  // its own (CPU.<date>.<time>.<pid>.<thread id>.<seq>.cpuprofile: thread 0 is the main thread).
   const prof = (name) =>
-    cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${join(cpuProfDir, variant)}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
+    cpuProfDir
+      ? [
+          "--cpu-prof",
+          `--cpu-prof-dir=${join(cpuProfDir, variant)}`,
+          ...(name === "alert" ? [] : [`--cpu-prof-name=${name}.cpuprofile`]),
+        ]
+      : [];
   // ALERT_PROCESSING_THREAD=false in the bench's environment: processing on the accepting event loop (before/after).
   const env = {
     LOG_LEVEL: "info",
