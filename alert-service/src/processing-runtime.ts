@@ -9,6 +9,7 @@ import { type AlertJobHandlers, createJobHandlers } from "./domain/alerts/use-ca
 import { channelsReactor } from "./domain/channels/reactor.js";
 import type { Notifier } from "./domain/mail/pipeline.js";
 import { emailReactor } from "./domain/mail/reactor.js";
+import { createPolicyPresence } from "./domain/paging/policy-presence.js";
 import type { EscalationStore, OncallDirectory, PagingJobs, ProjectMembers } from "./domain/paging/ports.js";
 import { pagingReactor } from "./domain/paging/reactor.js";
 import { createSilenceIndexCache } from "./domain/silences/active-index.js";
@@ -187,10 +188,13 @@ export function createProcessing(opts: ProcessingOptions): Processing {
     ...createPagingQueueJobs(opts.timers),
     enqueuePageMail: (job) => (opts.paging as PagingOptions).mail.enqueuePageMail(job),
   };
+  // The timer runner's policy reads tell paging's claim which projects have none (no page-start then).
+  const presence = createPolicyPresence(opts.clock);
+  const paging = opts.paging && { ...opts.paging, directory: presence.observe(opts.paging.directory) };
   const reactors = [
     ...(opts.notifier ? [emailReactor(opts.notifier)] : []),
     ...(opts.channels ? [channelsReactor(opts.channels)] : []),
-    ...(pagingJobs ? [pagingReactor(opts.stores.alerts, pagingJobs)] : []),
+    ...(pagingJobs ? [pagingReactor(opts.stores.alerts, pagingJobs, presence)] : []),
   ];
   const reactions = createReactions(reactors, (projectId) => opts.stores.incidents.settings(projectId), silences?.gate);
   const handlers = createJobHandlers(
@@ -222,7 +226,7 @@ export function createProcessing(opts: ProcessingOptions): Processing {
         ...(opts.batchJobs ? { maxJobs: opts.batchJobs } : {}),
       });
       await opts.queue.start(worker);
-      await opts.timers.start(createTimerRunner(opts.queue, opts.paging));
+      await opts.timers.start(createTimerRunner(opts.queue, paging));
     },
   };
 }

@@ -1,13 +1,5 @@
 import { AppError, type Logger, type z } from "@tocsin/core";
-import type { AlertOutcome } from "../domain/alerts/model.js";
-import type {
-  AutoResolveJob,
-  IncidentJob,
-  ProcessAlertJob,
-  StatusChangeJob,
-  StatusChangeResult,
-  UnsilenceJob,
-} from "../domain/alerts/ports.js";
+import type { AutoResolveJob, IncidentJob, ProcessAlertJob, StatusChangeJob, UnsilenceJob } from "../domain/alerts/ports.js";
 import type { AlertJobHandlers } from "../domain/alerts/use-cases.js";
 import type { PageRuleJob, PageStartJob } from "../domain/paging/ports.js";
 import {

@@ -4,15 +4,7 @@ import { type EscalationView, escalationView } from "../paging/model.js";
 import { ACCESS } from "../types.js";
 import type { IngestDeps } from "./ingest.js";
 import { listOfStatuses, parseStatuses } from "./list-statuses.js";
-import {
-  type ActivityEntry,
-  ALERT_STATUSES,
-  type Alert,
-  type AlertSettings,
-  type Incident,
-  type IncidentStatus,
-  SEVERITIES,
-} from "./model.js";
+import { type ActivityEntry, type Alert, type AlertSettings, type Incident, type IncidentStatus, SEVERITIES } from "./model.js";
 import { oneOf } from "./params.js";
 import { ALERT_ORDER_FIELDS, type AlertOrderField } from "./ports.js";
 
