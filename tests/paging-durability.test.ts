@@ -4,7 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { silentLogger } from "@tocsin/core";
+import { openSqlite } from "@tocsin/store";
 import { freePort, until, waitForPort } from "@tocsin/testing";
+import { MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { api } from "./api.js";
 import { bootAuth, bootGateway, bootSettings } from "./harness.js";
@@ -43,6 +45,7 @@ describe.each(variants)("paging across a SIGKILL of alert-service (%s)", (_name,
   let hook: { url: string; token: string };
   let projectId: number;
   let catEmail: string;
+  let catId: number;
 
   const startAlert = async () => {
     child = spawn(process.execPath, ["--conditions=tocsin-src", "--import", "tsx", "alert-service/src/main.ts"], {
@@ -85,6 +88,30 @@ describe.each(variants)("paging across a SIGKILL of alert-service (%s)", (_name,
   const escalation = async (iid: number) => {
     const res = await owner().get(`${alerts()}/${iid}`);
     return res.status === 200 ? (res.body.escalation as { next_page_at: string | null; pages: unknown[] } | null) : null;
+  };
+
+  /**
+   * Whether alert-service recorded the SMTP server's acceptance of a page (its mail store's
+   * `mail_deliveries`, keyed `<page key>:<user id>`). A SIGKILL between the acceptance and this
+   * record sends the page again by design (at least once, docs/oncall.md), so the kill waits for it.
+   */
+  const deliveryRecorded = async (pageKey: string) => {
+    const key = `${pageKey}:${catId}`;
+    if (alertEnv.MONGO_URL) {
+      const client = await MongoClient.connect(alertEnv.MONGO_URL);
+      try {
+        const db = client.db(alertEnv.MONGO_DB);
+        return (await db.collection<{ _id: string }>("mail_deliveries").findOne({ _id: key })) !== null;
+      } finally {
+        await client.close();
+      }
+    }
+    const sqlite = openSqlite(join(dir, "alert", "alert.db"));
+    try {
+      return sqlite.prepare("SELECT 1 FROM mail_deliveries WHERE key = ?").get(key) !== undefined;
+    } finally {
+      sqlite.close();
+    }
   };
 
   beforeAll(async () => {
@@ -136,6 +163,7 @@ describe.each(variants)("paging across a SIGKILL of alert-service (%s)", (_name,
     url = gateway.url;
     const cat = await seedUser(url, ADMIN, { username: "cat" });
     catEmail = cat.user.email;
+    catId = cat.user.id;
     const group = await seedGroup(url, ADMIN, { path: "ops", plan: "premium" });
     projectId = (await seedProject(url, ADMIN, { path: "pager", namespaceId: group.id })).id;
     await addMember(url, ADMIN, "projects", projectId, cat.user.id, 30);
@@ -177,6 +205,7 @@ describe.each(variants)("paging across a SIGKILL of alert-service (%s)", (_name,
       // Scheduled: the escalation is recorded (its rules are queued by the same job).
       await until(async () => (await escalation(iid))?.next_page_at);
       await until(() => pages(iid, 0).length === 1);
+      await until(() => deliveryRecorded(String(pages(iid, 0)[0]?.headers.get("x-tocsin-page"))));
       await killAlert();
       await startAlert();
       await until(() => pages(iid, 1).length === 1, 60_000);
