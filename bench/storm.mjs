@@ -104,6 +104,8 @@ async function startTargets(stack) {
       single: { url: s.plain.url, headers: bearer(s.plain.token), shape: "flat", size: 1 },
       batch: { url: s.prometheus.url, headers: bearer(s.prometheus.token), shape: "hook", size: BATCH.size },
       count: () => listed(t),
+      // Jobs accepted but not yet processed (GetIngestStats), read the moment wrk stops.
+      backlog: async () => (await t.grpc.getIngestStats({}, { requestId: "storm-backlog" }).catch(() => null))?.pending ?? null,
       settle: (expected, limitMs, t0) => waitProcessed(t, expected, limitMs, t0),
     });
   }

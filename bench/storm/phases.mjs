@@ -21,17 +21,22 @@ export async function round(target, kind, { connections, seconds, drainLimitMs, 
   const t0 = performance.now();
   const { result, cpuS, machinePct } = await withCpu(target.pids, async () => {
     const w = await wrk({ ...spec, connections, seconds });
+    const backlog = target.backlog ? await target.backlog() : null;
     const processedMs = target.settle ? await target.settle(before + w.alerts, drainLimitMs, t0) : null;
-    return { ...w, processedMs };
+    return { ...w, processedMs, backlog };
   });
   const out = {
     ...result,
     machinePct,
     cpuMsPerAlert: perItem(cpuS, result.alerts),
     processedPerSec: result.processedMs ? Math.round((1000 * result.alerts) / result.processedMs) : null,
+    // What processing had not caught up with when the load stopped, as a share of what was accepted.
+    backlogPct: result.backlog === null ? null : Math.round((1000 * result.backlog) / Math.max(1, result.alerts)) / 10,
     logBytesPerAlert: target.logBytes ? Math.round((target.logBytes() - logBefore) / Math.max(1, result.alerts)) : undefined,
   };
-  const proc = target.settle ? `, processed in ${out.processedMs ?? "NOT DRAINED"} ms (${out.processedPerSec}/s)` : "";
+  const proc = target.settle
+    ? `, processed in ${out.processedMs ?? "NOT DRAINED"} ms (${out.processedPerSec}/s), backlog at the end ${out.backlog} (${out.backlogPct} %)`
+    : "";
   log(
     `${label} ${target.name}: ${out.rps} posts/s = ${out.alertsPerSec} alerts/s, p50 ${out.p50} p99 ${out.p99} ms, non-2xx ${out.non2xx}, errors ${out.errors}${proc}; cpu ms/alert`,
     out.cpuMsPerAlert,

@@ -61,6 +61,19 @@ export function kindTable(title, kind, targets, rounds) {
     ]);
   else rows.push(["processed alerts/s", ...targets.map((t) => (t.settle ? range(r(t).map((x) => x.processedPerSec)) : "—"))]);
   rows.push([
+    "backlog when the load stopped, % of accepted",
+    ...targets.map((t) =>
+      t.settle
+        ? range(
+            r(t)
+              .map((x) => x.backlogPct)
+              .filter((v) => typeof v === "number"),
+            n1,
+          )
+        : "—",
+    ),
+  ]);
+  rows.push([
     "p50 ms",
     ...targets.map((t) =>
       range(
