@@ -9,7 +9,7 @@ import { type AlertJobHandlers, createJobHandlers } from "./domain/alerts/use-ca
 import { channelsReactor } from "./domain/channels/reactor.js";
 import type { Notifier } from "./domain/mail/pipeline.js";
 import { emailReactor } from "./domain/mail/reactor.js";
-import { createPolicyPresence } from "./domain/paging/policy-presence.js";
+import { createPolicyPresence, POLICY_REFRESH_MS } from "./domain/paging/policy-presence.js";
 import type { EscalationStore, OncallDirectory, PagingJobs, ProjectMembers } from "./domain/paging/ports.js";
 import { pagingReactor } from "./domain/paging/reactor.js";
 import { createSilenceIndexCache } from "./domain/silences/active-index.js";
@@ -227,6 +227,11 @@ export function createProcessing(opts: ProcessingOptions): Processing {
       });
       await opts.queue.start(worker);
       await opts.timers.start(createTimerRunner(opts.queue, paging));
+      // Keeps busy projects' "no policy" known between the timer runner's reads (idle: no reads).
+      if (opts.paging) {
+        const directory = opts.paging.directory;
+        setInterval(() => void presence.refresh(directory), POLICY_REFRESH_MS).unref();
+      }
     },
   };
 }

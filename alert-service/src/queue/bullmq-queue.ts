@@ -2,6 +2,19 @@ import { type Logger, unavailable, withTimeout } from "@tocsin/core";
 import { type Job, Queue, UnrecoverableError, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { type Ending, type LaneBatches, laneBatches, type WaitingJob } from "./bullmq-lane-batch.js";
+import {
+  bullId,
+  type Carrier,
+  carriersOf,
+  type LanePacks,
+  lanePacks,
+  laneUnits,
+  PACK_ID_PREFIX,
+  PACK_NAME,
+  recordedEnd,
+  unitsOf,
+} from "./bullmq-packs.js";
+import { GroupAdd } from "./group-add.js";
 import { laneQueueName, QUEUE_PREFIX } from "./job-facts.js";
 import {
   asBatchWorker,
@@ -45,13 +58,10 @@ export interface BullmqQueueOptions {
   concurrency?: number;
 }
 
-/** BullMQ refuses `:` in custom ids. */
-const bullId = (id: string) => id.replaceAll(":", "_");
-
 const DEFAULT_RETRY: RetryPolicy = { maxAttempts: MAX_ATTEMPTS, backoff: backoffMs };
 
-const jobOptions = (job: QueuedJob, retry: RetryPolicy, ordered: boolean) => ({
-  jobId: bullId(job.id),
+const jobOptions = (job: Carrier, retry: RetryPolicy, ordered: boolean) => ({
+  jobId: job.id,
   // Ordered lanes retry inside the processor (see `process`); BullMQ runs such a job once.
   attempts: ordered ? 1 : retry.maxAttempts,
   // The worker's backoffStrategy computes each delay from the queue's RetryPolicy.
@@ -94,8 +104,14 @@ export class BullmqJobQueue implements JobQueue {
   private readonly ordered: boolean;
   private readonly retry: RetryPolicy;
   private closing = false;
-  /** Set by `start` on ordered lanes with a BatchWorker of maxJobs > 1. */
+  /** Set by `start` on ordered lanes, and on unordered ones with a BatchWorker of maxJobs > 1. */
   private batches: LaneBatches | undefined;
+  /** Set by `start` on ordered lanes (bullmq-packs.ts). */
+  private packs: LanePacks | undefined;
+  /** An ordered lane's jobs, waiting or running, for `counts`. */
+  private readonly units: (queue: Queue) => Promise<number>;
+  /** Units per carrier seen behind heads lately: how many carriers a batch peeks. */
+  private unitsPerCarrier = 1;
 
   constructor(private readonly opts: BullmqQueueOptions) {
     this.lanes = opts.lanes ?? DEFAULT_LANES;
@@ -122,6 +138,7 @@ export class BullmqJobQueue implements JobQueue {
       (_, lane) => new Queue(queueName(lane), { connection: this.producer, prefix: this.prefix }),
     );
     for (const q of this.queues) q.on("error", (err) => opts.logger.debug({ err }, "queue error"));
+    this.units = laneUnits(this.producer);
     this.subscriber.on("message", (_channel, text: string) => this.announce(text));
     this.subscriber.subscribe(this.doneChannel).catch((err) => opts.logger.warn({ err }, "cannot subscribe to job completions"));
   }
@@ -130,28 +147,42 @@ export class BullmqJobQueue implements JobQueue {
     return this.addBulk([job]);
   }
 
+  /** Adds go to Redis together while one write is on its way (group-add.ts). */
+  private readonly adds = new GroupAdd((jobs) => this.write(jobs));
+
   /**
-   * One `Queue.addBulk` per lane (a MULTI: the lane's jobs are stored atomically and in order),
-   * the lanes concurrently; resolves once Redis acknowledged every job.
+   * Joins the next write (group-add.ts): one `Queue.addBulk` per lane (one pipeline: the lane's
+   * jobs are stored in order), the lanes concurrently; resolves once Redis acknowledged every job
+   * of that write. On an ordered lane the undelayed jobs of one write travel as one BullMQ job, a
+   * pack (see bullmq-packs.ts).
    */
   async addBulk(jobs: QueuedJob[]): Promise<void> {
+    for (const job of jobs) if (!this.queues[job.lane]) throw new Error(`no lane ${job.lane}`);
+    try {
+      await withTimeout(this.adds.add(jobs), this.opts.addTimeoutMs ?? 1500);
+    } catch (err) {
+      throw unavailable("QUEUE_UNAVAILABLE", "The alert queue is unavailable, try again later", err, 5);
+    }
+  }
+
+  private async write(jobs: QueuedJob[]): Promise<void> {
     const byLane = new Map<number, QueuedJob[]>();
     for (const job of jobs) {
-      if (!this.queues[job.lane]) throw new Error(`no lane ${job.lane}`);
       const list = byLane.get(job.lane);
       if (list) list.push(job);
       else byLane.set(job.lane, [job]);
     }
-    const adds = [...byLane].map(([lane, list]) =>
-      (this.queues[lane] as Queue).addBulk(
-        list.map((job) => ({ name: job.name, data: job.data, opts: jobOptions(job, this.retry, this.ordered) })),
+    const carriers = (list: QueuedJob[]): Carrier[] =>
+      this.ordered
+        ? carriersOf(list)
+        : list.map((job) => ({ id: bullId(job.id), name: job.name, data: job.data, delayMs: job.delayMs }));
+    await Promise.all(
+      [...byLane].map(([lane, list]) =>
+        (this.queues[lane] as Queue).addBulk(
+          carriers(list).map((job) => ({ name: job.name, data: job.data, opts: jobOptions(job, this.retry, this.ordered) })),
+        ),
       ),
     );
-    try {
-      await withTimeout(Promise.all(adds), this.opts.addTimeoutMs ?? 1500);
-    } catch (err) {
-      throw unavailable("QUEUE_UNAVAILABLE", "The alert queue is unavailable, try again later", err, 5);
-    }
   }
 
   /**
@@ -162,7 +193,8 @@ export class BullmqJobQueue implements JobQueue {
     const batches = asBatchWorker(run);
     this.workerConnection = new Redis(this.opts.redisUrl, { maxRetriesPerRequest: null });
     this.workerConnection.on("error", (err) => this.opts.logger.debug({ err }, "redis worker connection error"));
-    if (batches.maxJobs > 1) this.batches = laneBatches(this.workerConnection, LOCK_MS);
+    if (batches.maxJobs > 1 || this.ordered) this.batches = laneBatches(this.workerConnection, LOCK_MS);
+    if (this.ordered) this.packs = lanePacks(this.workerConnection);
     this.workers = this.queues.map((q) => {
       const worker = new Worker(q.name, (job: Job, token?: string) => this.process(job, token, batches, q), {
         connection: this.workerConnection as Redis,
@@ -179,9 +211,12 @@ export class BullmqJobQueue implements JobQueue {
         settings: { backoffStrategy: (attemptsMade: number) => this.retry.backoff(attemptsMade) },
       });
       worker.on("error", (err) => this.opts.logger.warn({ err }, "worker error"));
-      worker.on("completed", (job) => this.publish(job.id, { state: "completed", result: job.returnvalue ?? null }));
+      // A pack's jobs are announced by `record`, not with the pack's end.
+      worker.on("completed", (job) => {
+        if (job.name !== PACK_NAME) this.publish(job.id, { state: "completed", result: job.returnvalue ?? null });
+      });
       worker.on("failed", (job, err) => {
-        if (!job) return;
+        if (!job || job.name === PACK_NAME) return;
         const final = err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1);
         if (!final) return;
         this.opts.logger.warn({ err, jobId: job.id, job: job.name }, "job failed for good");
@@ -214,38 +249,79 @@ export class BullmqJobQueue implements JobQueue {
   }
 
   /**
-   * The head job BullMQ handed out, with the jobs behind it (up to the worker's maxJobs, see
-   * bullmq-lane-batch.ts) run as one batch. Ordered lane: a failing job retries here with the
-   * RetryPolicy's backoff while the head stays active, so the lane's next jobs may not overtake
-   * it, in this process or another; the jobs behind a failure wait for a later batch. A job of
-   * the batch that failed for good is ended as failed; the head's own end is BullMQ's (return or
-   * throw), after the others'.
+   * Ordered lane: the head job BullMQ handed out, unpacked (bullmq-packs.ts), and the jobs
+   * waiting behind it, run in batches of up to the worker's maxJobs until the head's jobs have
+   * all ended. A failing job retries here with the RetryPolicy's backoff while the head stays
+   * active, so the lane's next jobs may not overtake it, in this process or another; the jobs
+   * behind a failure wait for a later batch. A job that failed for good is recorded as failed
+   * and does not hold the lane. Jobs whose end is recorded already (a re-added id, a carrier
+   * run again after a crash) are not run again. The head's own end is BullMQ's (return), after
+   * the records sent before it on the same connection.
    */
   private async process(job: Job, token: string | undefined, worker: BatchWorker, queue: Queue): Promise<unknown> {
     if (!this.ordered) return this.processUnordered(job, token, worker, queue);
-    const batches = this.batches;
-    const head: WaitingJob = { id: job.id ?? "", name: job.name, data: job.data, attempt: job.attemptsMade + 1 };
-    const attempts = new Map<string, number>([[head.id, head.attempt]]);
-    let headResult: { result: unknown } | undefined;
+    const batches = this.batches as LaneBatches;
+    const packs = this.packs as LanePacks;
+    const head = { id: job.id ?? "", name: job.name, data: job.data, attempt: job.attemptsMade + 1 };
+    const headUnits = unitsOf(head);
+    const attempts = new Map<string, number>();
+    const ended = new Set<string>();
+    /** The head's outcome when it is a job alone (a pack's end carries none). */
+    let headEnd: Ending | undefined;
     for (;;) {
-      const behind = batches ? await batches.peek(queue, worker.maxJobs - (headResult ? 0 : 1)) : [];
-      const run = [...(headResult ? [] : [head]), ...behind].map((j) => ({ ...j, attempt: attempts.get(j.id) ?? 1 }));
-      if (run.length === 0) return headResult?.result;
-      const { endings, culprit, error, ranFirst } = await this.runBatch(worker, run, headResult ? undefined : head.id);
-      if (ranFirst) headResult = ranFirst;
+      const headLeft = headUnits.filter((u) => !ended.has(u.id));
+      const room = worker.maxJobs - headLeft.length;
+      const behind = room > 0 ? await batches.peek(queue, Math.ceil(room / this.unitsPerCarrier)) : [];
+      const carriers = behind.map((c) => ({ id: c.id, packed: c.name === PACK_NAME, units: unitsOf(c) }));
+      if (carriers.length) this.unitsPerCarrier = carriers.reduce((n, c) => n + c.units.length, 0) / carriers.length;
+      // Packed jobs may have ended before (a re-added id, a pack run again after a crash); a job
+      // alone is BullMQ's own (its id is its job's, added once).
+      const packed = [...(head.name === PACK_NAME ? headLeft : []), ...carriers.filter((c) => c.packed).flatMap((c) => c.units)];
+      for (const id of await packs.known(
+        queue,
+        packed.map((u) => u.id).filter((id) => !ended.has(id)),
+      ))
+        ended.add(id);
+      const run: WaitingJob[] = [];
+      const taken = new Set<string>();
+      for (const u of [...headLeft, ...carriers.flatMap((c) => c.units)]) {
+        if (run.length >= worker.maxJobs) break;
+        if (ended.has(u.id) || taken.has(u.id)) continue;
+        taken.add(u.id);
+        run.push({ ...u, attempt: attempts.get(u.id) ?? u.attempt });
+      }
+      const { endings, culprit, error } = run.length ? await this.runBatch(worker, run, undefined) : { endings: [] as Ending[] };
       const final =
         culprit !== undefined && (error instanceof UnrecoverableJobError || culprit.attempt >= this.retry.maxAttempts);
-      if (culprit && final && culprit.id !== head.id) endings.push({ id: culprit.id, ok: false, reason: errorText(error) });
+      if (culprit && final) endings.push({ id: culprit.id, ok: false, reason: errorText(error) });
+      for (const e of endings) ended.add(e.id);
+      headEnd = endings.find((e) => e.id === head.id) ?? headEnd;
+      // Recorded: the packed jobs' ends; ended: the carriers behind the head whose jobs all ended
+      // (a job alone with its own outcome, a pack as completed).
+      const byId = new Map(endings.map((e) => [e.id, e]));
+      const ends: Ending[] = carriers
+        .filter((c) => c.units.every((u) => ended.has(u.id)))
+        .map((c) => (c.packed ? { id: c.id, ok: true, result: null } : (byId.get(c.id) ?? { id: c.id, ok: true, result: null })));
+      const packedIds = new Set(packed.map((u) => u.id));
       // Not awaited: the head's end through BullMQ (and any later peek) goes out on the same
       // connection after it, so Redis runs them in that order; one round trip saved per batch.
-      this.end(queue, "wait", endings);
-      if (culprit?.id === head.id && final)
-        throw error instanceof UnrecoverableJobError ? new UnrecoverableError(error.message) : error;
-      if (!culprit || final) return headResult?.result; // the rest waits for the lane's next batch
-      attempts.set(culprit.id, culprit.attempt + 1);
-      await this.wait(this.retry.backoff(culprit.attempt));
-      // Closing with releaseRetryingOnClose: the job is left active, never to end here (see the option).
-      if (this.closing && this.opts.releaseRetryingOnClose) await new Promise(() => undefined);
+      this.record(
+        queue,
+        endings.filter((e) => packedIds.has(e.id)),
+        ends,
+      );
+      if (culprit && !final) {
+        attempts.set(culprit.id, culprit.attempt + 1);
+        await this.wait(this.retry.backoff(culprit.attempt));
+        // Closing with releaseRetryingOnClose: the job is left active, never to end here (see the option).
+        if (this.closing && this.opts.releaseRetryingOnClose) await new Promise(() => undefined);
+        continue;
+      }
+      if (!headUnits.every((u) => ended.has(u.id))) continue;
+      if (head.name === PACK_NAME || !headEnd) return null;
+      // A job alone ends through BullMQ, as completed or failed; the worker's events announce it.
+      if (headEnd.ok) return headEnd.result;
+      throw new UnrecoverableError(headEnd.reason);
     }
   }
 
@@ -316,20 +392,46 @@ export class BullmqJobQueue implements JobQueue {
   /** Batch ends sent and not yet answered: `close` waits for them before it disconnects. */
   private readonly ending = new Set<Promise<void>>();
 
-  private end(queue: Queue, from: "wait" | "active", endings: Ending[]): void {
-    if (!this.batches || endings.length === 0) return;
-    const sent = this.endBatch(this.batches, queue, from, endings).finally(() => this.ending.delete(sent));
-    this.ending.add(sent);
+  private track(sent: Promise<void>): void {
+    const done = sent.finally(() => this.ending.delete(done));
+    this.ending.add(done);
   }
 
-  /** Ends the other jobs of a batch in one round trip and announces them. */
-  private async endBatch(batches: LaneBatches, queue: Queue, from: "wait" | "active", endings: Ending[]): Promise<void> {
-    // Not ended (Redis away): they run again, after the head or once their lock expired (jobs are idempotent).
-    const ended = await batches.finish(queue, from, endings).catch((err: unknown) => {
-      this.opts.logger.warn({ err, queue: queue.name }, "cannot end a batch's waiting jobs");
-      return new Set<string>();
-    });
-    const announced = endings.filter((e) => ended.has(e.id));
+  /** Unordered queue: the taken jobs of a batch ended in one round trip, and announced. */
+  private end(queue: Queue, from: "active", endings: Ending[]): void {
+    const batches = this.batches;
+    if (!batches || endings.length === 0) return;
+    this.track(
+      batches
+        .finish(queue, from, endings)
+        // Not ended (Redis away): they run again once their lock expired (jobs are idempotent).
+        .catch((err: unknown) => {
+          this.opts.logger.warn({ err, queue: queue.name }, "cannot end a batch's taken jobs");
+          return new Set<string>();
+        })
+        .then((ended) => this.announceEnds(endings.filter((e) => ended.has(e.id)))),
+    );
+  }
+
+  /**
+   * Ordered lane, in one round trip: the packed jobs' ends recorded, and the carriers behind the
+   * head whose jobs all ended ended (`carriers`: a job alone with its outcome, a pack completed).
+   */
+  private record(queue: Queue, units: Ending[], carriers: Ending[]): void {
+    const packs = this.packs;
+    if (!packs || (units.length === 0 && carriers.length === 0)) return;
+    const alone = carriers.filter((c) => !c.id.startsWith(PACK_ID_PREFIX));
+    this.track(
+      packs.record(queue, units, carriers).then(
+        (ended) => this.announceEnds([...units, ...alone.filter((c) => ended.has(c.id))]),
+        // Not recorded (Redis away): they run again, with their carrier (jobs are idempotent).
+        (err: unknown) => this.opts.logger.warn({ err, queue: queue.name }, "cannot record a batch's ends"),
+      ),
+    );
+  }
+
+  /** Counts and announces ended jobs. */
+  private announceEnds(announced: Ending[]): void {
     for (const e of announced) {
       if (e.ok) this.processed++;
       else {
@@ -376,7 +478,12 @@ export class BullmqJobQueue implements JobQueue {
   }
 
   private async stored(id: string, lane: number): Promise<JobResult | undefined> {
-    const job = await this.queues[lane]?.getJob(id);
+    const queue = this.queues[lane];
+    if (!queue) return undefined;
+    const recorded = this.ordered ? await recordedEnd(queue, id) : undefined;
+    if (recorded) return recorded;
+    // Unordered queues, and ordered jobs ended by a version before packs.
+    const job = await queue.getJob(id);
     if (!job) return undefined;
     if (job.finishedOn && !job.failedReason) return { state: "completed", result: job.returnvalue ?? null };
     if (job.finishedOn) return { state: "failed", error: job.failedReason };
@@ -404,9 +511,14 @@ export class BullmqJobQueue implements JobQueue {
     }
   }
 
+  /** `pending` counts jobs, a pack as its size. */
   async counts() {
     const all = await Promise.all(
-      this.queues.map((q) => q.getJobCounts("waiting", "active", "delayed", "prioritized", "waiting-children")),
+      this.queues.map(async (q) => {
+        if (!this.ordered) return q.getJobCounts("waiting", "active", "delayed", "prioritized", "waiting-children");
+        const [units, others] = await Promise.all([this.units(q), q.getJobCounts("delayed", "prioritized")]);
+        return { units, ...others };
+      }),
     );
     const pending = all.reduce((sum, c) => sum + Object.values(c).reduce((a, b) => a + b, 0), 0);
     return { pending, processed: this.processed, failed: this.failed };

@@ -1,3 +1,4 @@
+import { until } from "@tocsin/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { type JobOutcome, type JobQueue, type RunningJob, UnrecoverableJobError } from "./queue.js";
 
@@ -167,6 +168,17 @@ export function describeJobQueueContract(name: string, makeFixture: () => Promis
       expect(ran).toEqual(ids);
       expect(await second.healthy()).toBe(true);
       expect((await second.counts()).pending).toBe(0);
+    });
+
+    it("counts a bulk's waiting jobs one by one, and none once they ran", async () => {
+      const q = await setup();
+      const jobs = [...numbered(5, 12), ...numbered(6, 3)];
+      await q.addBulk(jobs);
+      expect((await q.counts()).pending).toBe(15);
+      await q.start({ maxJobs: 4, batch: async (run) => run.map(() => ({ ok: true, result: null })) });
+      for (const job of jobs) expect((await q.waitFor(job.id, job.lane, 10_000))?.state).toBe("completed");
+      await until(async () => (await q.counts()).pending === 0, 10_000);
+      expect((await q.counts()).processed).toBe(15);
     });
 
     it("hands a batch worker a lane's due jobs in order, at most maxJobs at a time", async () => {

@@ -119,6 +119,53 @@ describe.skipIf(!redisUrl)("bullmq", () => {
     };
   });
 
+  it("stores a lane's bulk as one Redis job, and runs only the jobs of it not recorded as ended", async () => {
+    const prefix = `tocsin-test-${Math.random().toString(36).slice(2, 10)}`;
+    const q = new BullmqJobQueue({ redisUrl, logger, prefix });
+    const redis = new Redis(redisUrl);
+    const jobs = Array.from({ length: 40 }, (_, n) => ({ id: `pack:${n}`, name: "n", lane: 5, data: { n } }));
+    try {
+      await q.addBulk(jobs);
+      // One carrier in the lane (not 40 BullMQ jobs): what makes a batch post cheap to accept.
+      expect(await redis.llen(`${prefix}:alerts-lane-5:wait`)).toBe(1);
+      // As a run that crashed after its first batches would have left it: 0-9 recorded as ended.
+      for (let n = 0; n < 10; n++)
+        await redis.hset(
+          `${prefix}:alerts-lane-5:tocsin-done`,
+          `pack_${n}`,
+          JSON.stringify({ state: "completed", result: { before: n } }),
+        );
+      const ran: number[] = [];
+      let largest = 0;
+      await q.start({
+        maxJobs: 16,
+        batch: async (run) => {
+          largest = Math.max(largest, run.length);
+          ran.push(...run.map((job) => (job.data as { n: number }).n));
+          return run.map((job) => ({ ok: true, result: { n: (job.data as { n: number }).n } }));
+        },
+      });
+      for (const { id, data } of jobs)
+        expect(await q.waitFor(id, 5, 10_000)).toEqual({
+          state: "completed",
+          result: data.n < 10 ? { before: data.n } : { n: data.n },
+        });
+      expect(ran).toEqual(jobs.slice(10).map((j) => j.data.n));
+      expect(largest).toBe(16);
+      // Added again: known ids, nothing runs.
+      await q.addBulk(jobs.slice(20, 25));
+      await q.add({ id: "pack:after", name: "n", lane: 5, data: { n: 99 } });
+      expect((await q.waitFor("pack:after", 5, 10_000))?.state).toBe("completed");
+      expect(ran.slice(30)).toEqual([99]);
+      expect((await q.counts()).pending).toBe(0);
+    } finally {
+      await q.close();
+      const keys = await redis.keys(`${prefix}:*`);
+      if (keys.length) await redis.del(...keys);
+      redis.disconnect();
+    }
+  });
+
   it("hands an unordered queue's batch worker the jobs behind the one BullMQ handed out, each ending once", async () => {
     const prefix = `tocsin-test-${Math.random().toString(36).slice(2, 10)}`;
     const retry = { maxAttempts: 5, backoff: () => 20 };

@@ -2,7 +2,7 @@ import { FakeClock } from "@tocsin/testing";
 import { describe, expect, it } from "vitest";
 import type { Alert } from "../alerts/model.js";
 import { type AlertEventCause, type AlertEventKind, alertEvent } from "../alerts/reactions.js";
-import { createPolicyPresence, POLICY_ABSENCE_MAX_AGE_MS } from "./policy-presence.js";
+import { createPolicyPresence, POLICY_ABSENCE_MAX_AGE_MS, POLICY_REFRESH_MS } from "./policy-presence.js";
 import type { OncallDirectory, PageStartJob } from "./ports.js";
 import { pagingReactor } from "./reactor.js";
 
@@ -39,6 +39,59 @@ describe("PolicyPresence", () => {
     await observed.policy(1, { requestId: "r" });
     has.add(1); // a policy is saved
     expect(await observed.policy(1, { requestId: "r" })).toEqual(policy);
+    expect(presence.knownAbsent(1)).toBe(false);
+  });
+});
+
+describe("PolicyPresence.refresh", () => {
+  it("keeps a project asked about known without a policy past the bound, sees a policy saved on its next round, and forgets idle projects", async () => {
+    const clock = new FakeClock();
+    const presence = createPolicyPresence(clock);
+    const has = new Set<number>();
+    const dir = directory(has);
+    await presence.refresh(dir);
+    expect(dir.reads).toBe(0); // nothing asked about: no read
+
+    await presence.observe(dir).policy(1, { requestId: "r" });
+    await presence.observe(dir).policy(2, { requestId: "r" });
+    // Alerts of project 1 keep coming; project 2 has none.
+    for (let i = 0; i < 30; i++) {
+      expect(presence.knownAbsent(1)).toBe(true);
+      clock.advance(POLICY_REFRESH_MS);
+      await presence.refresh(dir);
+    }
+    expect(presence.knownAbsent(1)).toBe(true); // 12 s later, still known
+    expect(presence.knownAbsent(2)).toBe(false); // not asked about for 10 s: left to go stale
+    const reads = dir.reads;
+    await presence.refresh(dir);
+    expect(dir.reads).toBe(reads + 1); // project 1 only
+
+    has.add(1); // a policy is saved: seen by the next round
+    await presence.refresh(dir);
+    expect(presence.knownAbsent(1)).toBe(false);
+    await presence.refresh(dir);
+    expect(dir.reads).toBe(reads + 2); // a project with a policy is not refreshed
+  });
+
+  it("lets the entry go stale when the reads fail", async () => {
+    const clock = new FakeClock();
+    const presence = createPolicyPresence(clock);
+    let fail = false;
+    const dir = {
+      policy: async () => {
+        if (fail) throw new Error("settings-service unavailable");
+        return undefined;
+      },
+      oncall: async () => undefined,
+    };
+    await presence.observe(dir).policy(1, { requestId: "r" });
+    expect(presence.knownAbsent(1)).toBe(true);
+    fail = true;
+    clock.advance(POLICY_REFRESH_MS);
+    await presence.refresh(dir);
+    expect(presence.knownAbsent(1)).toBe(true);
+    clock.advance(POLICY_ABSENCE_MAX_AGE_MS - POLICY_REFRESH_MS);
+    await presence.refresh(dir);
     expect(presence.knownAbsent(1)).toBe(false);
   });
 });

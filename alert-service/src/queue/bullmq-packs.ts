@@ -1,0 +1,220 @@
+import { createHash } from "node:crypto";
+import type { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import type { Ending } from "./bullmq-lane-batch.js";
+import type { JobResult, QueuedJob, RunningJob } from "./queue.js";
+
+/**
+ * Packs: on an ordered lane, the jobs one `addBulk` stores in a lane travel as one BullMQ job
+ * (a carrier), so that a 100-alert post costs a few Redis job writes instead of a hundred. A job
+ * added alone, or with a delay, is its own carrier, as before packs (and as jobs stored by an
+ * older version are). The worker unpacks carriers into their jobs (units); a unit's end is
+ * recorded in the lane's done hash (its result, kept like BullMQ's completed jobs: an hour, at
+ * most `DONE_KEEP_COUNT`), which answers `waitFor` and makes a re-added id a no-op: a unit whose
+ * id is in the done hash is not run again. A carrier ends once every unit of it has ended.
+ */
+
+export const PACK_NAME = "tocsin-pack";
+/** Units per carrier at most: bounds one job hash and what a batch reads to use part of it. */
+const PACK_MAX = 256;
+const DONE_KEEP_MS = 3_600_000;
+const DONE_KEEP_COUNT = 100_000;
+
+/** BullMQ refuses `:` in custom ids. */
+export const bullId = (id: string) => id.replaceAll(":", "_");
+
+export const PACK_ID_PREFIX = "tocsin-pack-";
+/** A pack's id names its size (read by `pending`) and is the same for the same jobs (an identical re-add is one job). */
+const packId = (ids: string[]) =>
+  `${PACK_ID_PREFIX}${ids.length}-${createHash("sha1").update(ids.join("\n")).digest("hex").slice(0, 24)}`;
+
+interface PackedJob {
+  id: string;
+  name: string;
+  data: unknown;
+}
+
+export interface Carrier {
+  /** The BullMQ job id. */
+  id: string;
+  name: string;
+  data: unknown;
+  /** BullMQ's delay, for a job added alone. */
+  delayMs?: number;
+}
+
+/** A lane's jobs, in order, as the carriers that store them: the undelayed ones packed, a delayed one alone. */
+export function carriersOf(jobs: QueuedJob[]): Carrier[] {
+  const seen = new Set<string>();
+  // An id twice in one write (two adds of one job): the first.
+  const undelayed = jobs.filter((job) => !job.delayMs && !seen.has(job.id) && seen.add(job.id));
+  const out: Carrier[] = jobs
+    .filter((job) => job.delayMs)
+    .map((job) => ({ id: bullId(job.id), name: job.name, data: job.data, delayMs: job.delayMs }));
+  for (let i = 0; i < undelayed.length; i += PACK_MAX) {
+    const slice = undelayed.slice(i, i + PACK_MAX);
+    if (slice.length === 1) {
+      const [job] = slice as [QueuedJob];
+      out.push({ id: bullId(job.id), name: job.name, data: job.data });
+      continue;
+    }
+    const packed: PackedJob[] = slice.map((job) => ({ id: bullId(job.id), name: job.name, data: job.data }));
+    out.push({ id: packId(packed.map((p) => p.id)), name: PACK_NAME, data: { jobs: packed } });
+  }
+  return out;
+}
+
+/** The jobs a carrier holds, in order; `attempt` is the carrier's for a job that travels alone. */
+export function unitsOf(carrier: { id: string; name: string; data: unknown; attempt: number }): RunningJob[] {
+  if (carrier.name !== PACK_NAME) return [carrier];
+  const { jobs } = carrier.data as { jobs: PackedJob[] };
+  return jobs.map((job) => ({ id: job.id, name: job.name, data: job.data, attempt: 1 }));
+}
+
+/**
+ * KEYS[1] wait, KEYS[2] completed, KEYS[3] failed, KEYS[4] stalled, KEYS[5] done hash, KEYS[6]
+ * done times; ARGV[1] the jobs' key prefix, ARGV[2] the time, ARGV[3] keep ms, ARGV[4] keep
+ * count, ARGV[5] how many carriers; then the carriers (peeked, behind the head) as triples: id,
+ * "c" (completed, value = returnvalue JSON) or "f" (failed, value = reason), value, ended as
+ * FINISH in bullmq-lane-batch.ts does (one no longer waiting is left alone); then pairs: packed
+ * job id, its JobResult JSON. Trims the done hash by age and count (a bounded number per call).
+ * Answers the carriers ended.
+ */
+const RECORD = `
+local now = tonumber(ARGV[2])
+local last = 5 + 3 * tonumber(ARGV[5])
+local done = {}
+for i = 6, last, 3 do
+  local id = ARGV[i]
+  if redis.call("LREM", KEYS[1], -1, id) == 1 then
+    local key = ARGV[1] .. id
+    redis.call("DEL", key .. ":lock")
+    redis.call("SREM", KEYS[4], id)
+    if ARGV[i + 1] == "c" then
+      redis.call("ZADD", KEYS[2], now, id)
+      redis.call("HSET", key, "returnvalue", ARGV[i + 2], "finishedOn", now, "processedOn", now, "atm", 1)
+    else
+      redis.call("ZADD", KEYS[3], now, id)
+      redis.call("HSET", key, "failedReason", ARGV[i + 2], "finishedOn", now, "processedOn", now, "atm", 1)
+    end
+    done[#done + 1] = id
+  end
+end
+local h, z = {}, {}
+for i = last + 1, #ARGV - 1, 2 do
+  h[#h + 1] = ARGV[i]
+  h[#h + 1] = ARGV[i + 1]
+  z[#z + 1] = now
+  z[#z + 1] = ARGV[i]
+  if #h >= 1000 then
+    redis.call("HSET", KEYS[5], unpack(h))
+    redis.call("ZADD", KEYS[6], unpack(z))
+    h, z = {}, {}
+  end
+end
+if #h > 0 then
+  redis.call("HSET", KEYS[5], unpack(h))
+  redis.call("ZADD", KEYS[6], unpack(z))
+end
+local old = redis.call("ZRANGEBYSCORE", KEYS[6], "-inf", now - tonumber(ARGV[3]), "LIMIT", 0, 500)
+local over = redis.call("ZCARD", KEYS[6]) - #old - tonumber(ARGV[4])
+if over > 0 then
+  for _, id in ipairs(redis.call("ZRANGE", KEYS[6], #old, #old + math.min(over, 500) - 1)) do old[#old + 1] = id end
+end
+if #old > 0 then
+  redis.call("HDEL", KEYS[5], unpack(old))
+  redis.call("ZREM", KEYS[6], unpack(old))
+end
+return done`;
+
+/**
+ * KEYS[1] done hash; ARGV[1] the jobs' key prefix, then ids: those whose end is recorded, or
+ * that are the ids of finished BullMQ jobs (added alone before).
+ */
+const KNOWN = `
+local out = {}
+for i = 2, #ARGV do
+  local id = ARGV[i]
+  if redis.call("HEXISTS", KEYS[1], id) == 1 or redis.call("HEXISTS", ARGV[1] .. id, "finishedOn") == 1 then
+    out[#out + 1] = id
+  end
+end
+return out`;
+
+/** KEYS[1] wait, KEYS[2] active: the units they hold (a pack counts its size, read from its id). */
+const PENDING = `
+local n = 0
+for k = 1, 2 do
+  for _, id in ipairs(redis.call("LRANGE", KEYS[k], 0, -1)) do
+    n = n + (tonumber(string.match(id, "^tocsin%-pack%-(%d+)%-")) or 1)
+  end
+end
+return n`;
+
+interface PackScripts {
+  tocsinRecord(...args: Array<string | number>): Promise<string[]>;
+  tocsinKnown(...args: string[]): Promise<string[]>;
+  tocsinPending(...args: string[]): Promise<number>;
+}
+
+const resultOf = (e: Ending): JobResult =>
+  e.ok ? { state: "completed", result: e.result ?? null } : { state: "failed", error: e.reason };
+
+const doneKey = (queue: Queue) => queue.toKey("tocsin-done");
+
+/** Registers the scripts on `connection` (EVALSHA after the first call). */
+export function lanePacks(connection: Redis) {
+  connection.defineCommand("tocsinRecord", { numberOfKeys: 6, lua: RECORD });
+  connection.defineCommand("tocsinKnown", { numberOfKeys: 1, lua: KNOWN });
+  const scripts = connection as unknown as PackScripts;
+  return {
+    /** The ids among `ids` whose end is recorded. */
+    async known(queue: Queue, ids: string[]): Promise<Set<string>> {
+      if (ids.length === 0) return new Set();
+      return new Set(await scripts.tocsinKnown(doneKey(queue), queue.toKey(""), ...ids));
+    },
+    /** Records packed jobs' ends and ends the (peeked) carriers all of whose jobs ended, in one round trip; answers the carriers ended. */
+    async record(queue: Queue, units: Ending[], carriers: Ending[]): Promise<Set<string>> {
+      if (units.length === 0 && carriers.length === 0) return new Set();
+      const keys = [
+        queue.keys.wait as string,
+        queue.keys.completed as string,
+        queue.keys.failed as string,
+        queue.keys.stalled as string,
+        doneKey(queue),
+        queue.toKey("tocsin-done-at"),
+      ];
+      const pairs = units.flatMap((e) => [e.id, JSON.stringify(resultOf(e))]);
+      const triples = carriers.flatMap((e) => (e.ok ? [e.id, "c", JSON.stringify(e.result ?? null)] : [e.id, "f", e.reason]));
+      const ended = await scripts.tocsinRecord(
+        ...keys,
+        queue.toKey(""),
+        Date.now(),
+        DONE_KEEP_MS,
+        DONE_KEEP_COUNT,
+        carriers.length,
+        ...triples,
+        ...pairs,
+      );
+      return new Set(ended);
+    },
+  };
+}
+
+/** The jobs an ordered lane holds, waiting or running (a pack counts its size), read on `connection`. */
+export function laneUnits(connection: Redis) {
+  connection.defineCommand("tocsinPending", { numberOfKeys: 2, lua: PENDING });
+  const scripts = connection as unknown as PackScripts;
+  return async (queue: Queue): Promise<number> => {
+    await queue.waitUntilReady();
+    return scripts.tocsinPending(queue.keys.wait as string, queue.keys.active as string);
+  };
+}
+
+/** A unit's recorded end, read on the queue's connection (once it is ready). */
+export async function recordedEnd(queue: Queue, id: string): Promise<JobResult | undefined> {
+  const text = await (await queue.client).hget(doneKey(queue), id);
+  return text === null ? undefined : (JSON.parse(text) as JobResult);
+}
+
+export type LanePacks = ReturnType<typeof lanePacks>;
