@@ -6,7 +6,8 @@ import { systemClock } from "@tocsin/core";
 import { openSqlite } from "@tocsin/store";
 import { captureLogger, FakeClock, until } from "@tocsin/testing";
 import type Database from "better-sqlite3";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { loadConfig } from "../alert-service/src/config.js";
 import { type AlertsRuntime, createAlertsRuntime, runsInThread } from "../alert-service/src/service.js";
 import { ctx, FakeWorld } from "./alert-processing.fixtures.js";
@@ -16,7 +17,21 @@ import { ctx, FakeWorld } from "./alert-processing.fixtures.js";
  * with their own SQLite connections; the main thread accepts, waits for outcomes (`waitFor`) and
  * counts them. A thread that dies is logged and restarted, and what was queued meanwhile runs.
  */
-describe("alert processing in a worker thread (SQLite, SQLite queue)", () => {
+const redisUrl = inject("redisUrl");
+if (!redisUrl) console.warn("[processing thread] Redis unavailable: the BullMQ case is SKIPPED");
+const queues: Array<[string, { url: string; prefix: string } | undefined]> = [
+  ["SQLite queue", undefined],
+  ...(redisUrl
+    ? [
+        ["BullMQ", { url: redisUrl, prefix: `tocsin-thread-${Math.random().toString(36).slice(2, 10)}` }] as [
+          string,
+          { url: string; prefix: string },
+        ],
+      ]
+    : []),
+];
+
+describe.each(queues)("alert processing in a worker thread (SQLite, %s)", (_name, redis) => {
   const dataDir = mkdtempSync(join(tmpdir(), "tocsin-processing-thread-"));
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: "debug" });
   const world = new FakeWorld();
@@ -35,6 +50,7 @@ describe("alert processing in a worker thread (SQLite, SQLite queue)", () => {
       clock: systemClock,
       logger: log.logger,
       processingThread: { config, onMail: () => undefined },
+      ...(redis ? { redisUrl: redis.url, queuePrefix: redis.prefix } : {}),
     });
     await runtime.start();
     return runtime;
@@ -58,6 +74,12 @@ describe("alert processing in a worker thread (SQLite, SQLite queue)", () => {
     await rt?.stop();
     sqlite?.close();
     rmSync(dataDir, { recursive: true, force: true });
+    if (redis) {
+      const client = new Redis(redis.url);
+      const keys = await client.keys(`${redis.prefix}:*`);
+      if (keys.length) await client.del(...keys);
+      client.disconnect();
+    }
   });
 
   it("processes in another thread, and waitFor and the counts see its jobs end", async () => {
@@ -109,12 +131,13 @@ describe("alert processing in a worker thread (SQLite, SQLite queue)", () => {
 describe("where processing runs: configuration alone", () => {
   const thread = (on: boolean) => ({ config: { processingThread: on } });
 
-  it("the thread with ALERT_PROCESSING_THREAD on and the embedded storage; else this thread", () => {
+  it("the thread with ALERT_PROCESSING_THREAD on and SQLite alerts; else this thread", () => {
     expect(runsInThread({ processingThread: thread(true), sqlite: {} })).toBe(true);
     expect(runsInThread({ processingThread: thread(false), sqlite: {} })).toBe(false);
     expect(runsInThread({ sqlite: {} })).toBe(false);
     expect(runsInThread({ processingThread: thread(true) })).toBe(false); // MongoDB
-    expect(runsInThread({ processingThread: thread(true), sqlite: {}, redisUrl: "redis://x" })).toBe(false);
+    expect(runsInThread({ processingThread: thread(true), sqlite: {}, redisUrl: "redis://x" })).toBe(true); // BullMQ queues
+
     expect(runsInThread({ processingThread: thread(true), sqlite: {}, queueFile: ":memory:" })).toBe(false);
   });
 

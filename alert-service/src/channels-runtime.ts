@@ -88,9 +88,13 @@ function sqliteChannelQueue(config: ChannelsConfig, logger: Logger, onCommit?: (
   });
 }
 
-function queueOf(opts: ChannelsRuntimeOptions): JobQueue {
+/** BullMQ with `redisUrl`, else the SQLite channel queue (`onCommit`: told of each commit's lanes). */
+function queueOf(
+  opts: Pick<ChannelsRuntimeOptions, "config" | "redisUrl" | "queuePrefix" | "logger">,
+  onCommit?: (lanes: number[]) => void,
+): JobQueue {
   const logger = opts.logger.child({ component: "channel-queue" });
-  if (!opts.redisUrl) return sqliteChannelQueue(opts.config, logger);
+  if (!opts.redisUrl) return sqliteChannelQueue(opts.config, logger, onCommit);
   return new BullmqJobQueue({
     redisUrl: opts.redisUrl,
     logger,
@@ -106,17 +110,22 @@ function queueOf(opts: ChannelsRuntimeOptions): JobQueue {
 
 /**
  * What the processing thread needs for the channels reactor, over its own connections to the
- * alert database and the SQLite channel queue; `onCommit` tells the main thread's workers.
+ * alert database and the channel queue (the SQLite one, or BullMQ's with `redisUrl`); `onCommit`
+ * tells the main thread's workers of new jobs in the SQLite queue.
  */
 export function createLocalChannelReactorDeps(opts: {
   config: ChannelsConfig;
+  redisUrl?: string;
+  queuePrefix?: string;
   sqlite: Database;
   logger: Logger;
   tracing?: Tracing;
   onCommit: (lanes: number[]) => void;
 }): ChannelReactorDeps & { close(): Promise<void> } {
-  const local = sqliteChannelQueue(opts.config, opts.logger.child({ component: "channel-queue" }), opts.onCommit);
-  const queue = tracedQueue(local, opts.tracing, { system: "local", destination: "channels" });
+  const queue = tracedQueue(queueOf(opts, opts.onCommit), opts.tracing, {
+    system: opts.redisUrl ? "bullmq" : "local",
+    destination: "channels",
+  });
   return { destinations: createSqliteDestinationStore(opts.sqlite), jobs: createDeliveryJobs(queue), close: () => queue.close() };
 }
 

@@ -51,7 +51,13 @@ export interface MailRuntime {
   stop(): Promise<void>;
 }
 
-function queueOf(opts: MailRuntimeOptions): JobQueue {
+/** BullMQ with `redisUrl`, else the SQLite mail queue (`onCommit`: told of each commit's lanes). */
+function queueOf(
+  opts: Pick<MailRuntimeOptions, "redisUrl" | "queuePrefix" | "logger"> & {
+    config: Pick<AlertServiceConfig, "mail" | "dataDir">;
+  },
+  onCommit?: (lanes: number[]) => void,
+): JobQueue {
   const logger = opts.logger.child({ component: "mail-queue" });
   const retry = mailRetryPolicy(opts.config.mail.retry);
   if (opts.redisUrl)
@@ -64,7 +70,7 @@ function queueOf(opts: MailRuntimeOptions): JobQueue {
       ordered: false,
       ...(opts.queuePrefix ? { prefix: opts.queuePrefix } : {}),
     });
-  return sqliteMailQueue(opts.config, logger);
+  return sqliteMailQueue(opts.config, logger, onCommit);
 }
 
 /** The durable SQLite mail queue `DATA_DIR/mail-queue.db` (one per connection: the main thread's, the processing thread's). */
@@ -97,20 +103,25 @@ function transportOf(opts: MailRuntimeOptions): MailTransport {
 }
 
 /**
- * The notifier alone, over its own connections to the alert database and the SQLite mail queue:
- * what the processing thread needs to claim and enqueue e-mails. The mail workers stay in the main
- * thread (createMailRuntime); `onCommit` tells them of new jobs (MailRuntime.wake).
+ * The notifier alone, over its own connections to the alert database and the mail queue (the
+ * SQLite one, or BullMQ's with `redisUrl`): what the processing thread needs to claim and enqueue
+ * e-mails. The mail workers stay in the main thread (createMailRuntime); `onCommit` tells them of
+ * new jobs in the SQLite queue (MailRuntime.wake; BullMQ's workers hear of them from Redis).
  */
 export function createLocalNotifier(opts: {
   config: Pick<AlertServiceConfig, "mail" | "dataDir">;
+  redisUrl?: string;
+  queuePrefix?: string;
   sqlite: Database;
   clock: Clock;
   logger: Logger;
   tracing?: Tracing;
   onCommit: (lanes: number[]) => void;
 }): { notifier: Notifier; pages: Pick<PagingJobs, "enqueuePageMail">; close(): Promise<void> } {
-  const local = sqliteMailQueue(opts.config, opts.logger.child({ component: "mail-queue" }), opts.onCommit);
-  const queue = tracedQueue(local, opts.tracing, { system: "local", destination: "mail" });
+  const queue = tracedQueue(queueOf(opts, opts.onCommit), opts.tracing, {
+    system: opts.redisUrl ? "bullmq" : "local",
+    destination: "mail",
+  });
   const store = createSqliteMailStore(opts.sqlite);
   const jobs = createMailJobs(queue);
   return {

@@ -71,7 +71,12 @@ export function openAlertQueues(opts: AlertQueuesOptions): AlertQueues {
   let lanes: JobQueue;
   let timers: JobQueue;
   if (opts.redisUrl) {
-    lanes = new BullmqJobQueue({ redisUrl: opts.redisUrl, logger: queueLogger, ...prefix });
+    lanes = new BullmqJobQueue({
+      redisUrl: opts.redisUrl,
+      logger: queueLogger,
+      ...prefix,
+      ...(opts.onEnded ? { onEnded: opts.onEnded } : {}),
+    });
     timers = new BullmqJobQueue({
       redisUrl: opts.redisUrl,
       logger: timersLogger,

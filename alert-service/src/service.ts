@@ -35,8 +35,9 @@ import { createFlexibleLimiter } from "./limits/flexible-limiter.js";
 import { createMailRuntime } from "./mail-runtime.js";
 import { createProcessing, openAlertQueues, type PagingOptions, type Processing } from "./processing-runtime.js";
 import { createAlertJobs } from "./queue/alert-jobs.js";
+import type { BullmqJobQueue } from "./queue/bullmq-queue.js";
 import { BULLMQ_TURNS, THREAD_JOB_BATCH } from "./queue/lane-worker.js";
-import { SqliteJobQueue } from "./queue/sqlite/sqlite-job-queue.js";
+import type { SqliteJobQueue } from "./queue/sqlite/sqlite-job-queue.js";
 import { createMongoAlertsStores } from "./store/alerts/mongo-stores.js";
 import { createSqliteAlertsStores } from "./store/alerts/sqlite-stores.js";
 import { createMongoIntegrationStore } from "./store/integrations/mongo-integration-store.js";
@@ -319,8 +320,8 @@ async function silenceStoreOf(opts: AlertsRuntimeOptions): Promise<SilenceStore 
 
 /**
  * Where processing runs, by configuration alone: in the processing thread when
- * ALERT_PROCESSING_THREAD is on and the storage is the embedded kind (SQLite alerts, the local
- * queue on a file: the thread opens its own connections to them); else in this thread.
+ * ALERT_PROCESSING_THREAD is on and the alerts are in SQLite, with the local queue on a file or
+ * BullMQ (the thread opens its own connections to them); else in this thread.
  */
 export function runsInThread(opts: {
   processingThread?: { config: Pick<AlertServiceConfig, "processingThread"> } | undefined;
@@ -328,7 +329,7 @@ export function runsInThread(opts: {
   redisUrl?: string | undefined;
   queueFile?: string | undefined;
 }): boolean {
-  return !!opts.processingThread?.config.processingThread && !!opts.sqlite && !opts.redisUrl && opts.queueFile !== ":memory:";
+  return !!opts.processingThread?.config.processingThread && !!opts.sqlite && opts.queueFile !== ":memory:";
 }
 
 /** Wires the alert stores, the queue (BullMQ with REDIS_URL, else the durable local one), processing and the use-cases. */
@@ -416,11 +417,15 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
     stores,
     processing,
     async start() {
-      if (threaded && lanes instanceof SqliteJobQueue) {
+      if (threaded) {
+        const redis = opts.redisUrl
+          ? { url: opts.redisUrl, ...(opts.queuePrefix ? { prefix: opts.queuePrefix } : {}) }
+          : undefined;
         thread = await startProcessingThread({
-          data: { config: threaded.config, batchJobs: THREAD_JOB_BATCH },
+          data: { config: threaded.config, batchJobs: THREAD_JOB_BATCH, ...(redis ? { redis } : {}) },
           logger: opts.logger,
-          onEnded: (jobs) => lanes.ended(jobs),
+          // Counted here (and, with the SQLite queue, answered here; BullMQ's waiters hear through Redis).
+          onEnded: (jobs) => (lanes as SqliteJobQueue | BullmqJobQueue).ended(jobs),
           onMail: threaded.onMail,
           ...(threaded.onChannels ? { onChannels: threaded.onChannels } : {}),
         });

@@ -29,6 +29,7 @@ import {
   type RetryPolicy,
   UnrecoverableJobError,
 } from "./queue.js";
+import type { EndedJob } from "./sqlite/options.js";
 
 export interface BullmqQueueOptions {
   redisUrl: string;
@@ -56,6 +57,8 @@ export interface BullmqQueueOptions {
   releaseRetryingOnClose?: boolean;
   /** Jobs one process runs at once per lane (unordered queues only; default 1): the timer queue's moves wait on service calls. */
   concurrency?: number;
+  /** Told of the jobs this instance ended (the processing thread tells the main thread's instance, see `ended`). */
+  onEnded?: (ended: EndedJob[]) => void;
 }
 
 const DEFAULT_RETRY: RetryPolicy = { maxAttempts: MAX_ATTEMPTS, backoff: backoffMs };
@@ -430,6 +433,13 @@ export class BullmqJobQueue implements JobQueue {
     );
   }
 
+  /** Jobs that another thread's instance ended (its `onEnded`): counted here; waiters hear of them through Redis. */
+  ended(jobs: EndedJob[]): void {
+    for (const job of jobs)
+      if (job.result.state === "completed") this.processed++;
+      else this.failed++;
+  }
+
   /** Counts and announces ended jobs. */
   private announceEnds(announced: Ending[]): void {
     for (const e of announced) {
@@ -444,6 +454,7 @@ export class BullmqJobQueue implements JobQueue {
       result: e.ok ? { state: "completed", result: e.result ?? null } : { state: "failed", error: e.reason },
     }));
     if (message.length) this.producer.publish(this.doneChannel, JSON.stringify(message)).catch(() => {});
+    if (message.length) this.opts.onEnded?.(message as EndedJob[]);
   }
 
   /** Jobs waiting for their next attempt: woken at once by `close`. */
@@ -467,6 +478,7 @@ export class BullmqJobQueue implements JobQueue {
     if (result.state === "completed") this.processed++;
     else this.failed++;
     this.producer.publish(this.doneChannel, JSON.stringify({ id, result })).catch(() => {});
+    this.opts.onEnded?.([{ id, result }]);
   }
 
   /** One job's end, or a batch's (an array). */

@@ -20,6 +20,8 @@ export interface ThreadData {
   logLevel: string;
   /** Jobs per processing batch (one transaction on alert.db). */
   batchJobs: number;
+  /** With REDIS_URL: the queues are BullMQ's, under this prefix (else the SQLite queues in `dataDir`). */
+  redis?: { url: string; prefix?: string };
 }
 
 /** Main thread → processing thread. */

@@ -9,6 +9,7 @@ import { createOncallDirectory } from "../clients/oncall-directory.js";
 import { createProjectMembers } from "../clients/project-members.js";
 import { createLocalNotifier } from "../mail-runtime.js";
 import { createProcessing, openAlertQueues } from "../processing-runtime.js";
+import { BULLMQ_TURNS } from "../queue/lane-worker.js";
 import { SqliteJobQueue } from "../queue/sqlite/sqlite-job-queue.js";
 import { createSqliteAlertsStores } from "../store/alerts/sqlite-stores.js";
 import { createSqliteEscalationStore } from "../store/paging/sqlite-escalation-store.js";
@@ -22,7 +23,9 @@ import type { FromThread, ThreadData, ToThread } from "./messages.js";
  */
 const port = parentPort;
 if (!port) throw new Error("thread/worker.ts runs as a worker thread (see thread/host.ts)");
-const { config, logLevel, batchJobs } = workerData as ThreadData;
+const { config, logLevel, batchJobs, redis } = workerData as ThreadData;
+/** BullMQ's queues with REDIS_URL (this thread only adds to the mail and channel queues; the main thread runs them). */
+const bullmq = redis ? { redisUrl: redis.url, ...(redis.prefix ? { queuePrefix: redis.prefix } : {}) } : {};
 const send = (message: FromThread) => port.postMessage(message);
 
 const logger = createLogger("alert-service", logLevel, { write: (line: string) => send({ type: "log", line }) }).child({
@@ -32,6 +35,7 @@ const tracing = await startTracing(config.tracing);
 const sqlite = openSqlite(join(config.dataDir, "alert.db"));
 const mail = createLocalNotifier({
   config,
+  ...bullmq,
   sqlite,
   clock: systemClock,
   logger,
@@ -40,6 +44,7 @@ const mail = createLocalNotifier({
 });
 const channels = createLocalChannelReactorDeps({
   config,
+  ...bullmq,
   sqlite,
   logger,
   ...(tracing ? { tracing } : {}),
@@ -50,6 +55,7 @@ const directory = createOncallDirectory(config.settingsServiceAddr, tracing);
 const auth = createAuthClient(config.authServiceAddr, tracing);
 const { lanes, queue, timers } = openAlertQueues({
   dataDir: config.dataDir,
+  ...bullmq,
   logger,
   tracing,
   onEnded: (jobs) => send({ type: "ended", jobs }),
@@ -71,7 +77,8 @@ const processing = createProcessing({
   clock: systemClock,
   logger,
   autoResolveMinuteMs: config.autoResolveMinuteMs,
-  turns: 1,
+  // With BullMQ a batch also waits for Redis (its follow-up jobs): several lanes' batches overlap those waits.
+  turns: redis ? BULLMQ_TURNS : 1,
   batchJobs,
   silences: createSqliteSilenceStore(sqlite),
 });
