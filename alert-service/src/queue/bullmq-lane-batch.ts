@@ -4,11 +4,11 @@ import type { Redis } from "ioredis";
 /**
  * Batches over BullMQ, whose (OSS) Worker hands out one job at a time. The job it hands out is
  * the batch's head; the jobs behind it join the batch in one round trip and end in one round
- * trip (`finish`), before the head ends through BullMQ.
+ * trip (`record` in bullmq-packs.ts), before the head ends through BullMQ.
  *
  * - Ordered lane (global concurrency 1): while a worker holds the lane's head job (active,
  *   locked), no worker of any replica takes another job of that lane, so the holder reads the
- *   next waiting jobs (`peek`) and leaves them in the wait list until `finish` removes them;
+ *   next waiting jobs (`peek`) and leaves them in the wait list until `record` removes them;
  *   the head's end (which fetches the lane's next job) comes after. A crash mid-batch leaves
  *   them waiting: they run again (jobs are idempotent).
  * - Unordered queue (the timers): other workers may take waiting jobs meanwhile, so the batch
@@ -70,39 +70,10 @@ end
 redis.call("ZADD", KEYS[4], 0, "0")
 return 0`;
 
-/**
- * KEYS[1] the list the jobs are in (wait: peeked; active: taken), KEYS[2] completed, KEYS[3]
- * failed, KEYS[4] stalled; ARGV[1] the jobs' key prefix, ARGV[2] the time; then triples: id,
- * "c" (completed, value = returnvalue JSON) or "f" (failed, value = reason), value. A job no
- * longer in the list (put back by the stalled-job check, or taken by another worker after a
- * lost lock) is left alone. Answers the ids ended. The head's end in BullMQ trims the completed
- * set (removeOnComplete).
- */
-const FINISH = `
-local done = {}
-for i = 3, #ARGV, 3 do
-  local id = ARGV[i]
-  if redis.call("LREM", KEYS[1], -1, id) == 1 then
-    local key = ARGV[1] .. id
-    redis.call("DEL", key .. ":lock")
-    redis.call("SREM", KEYS[4], id)
-    if ARGV[i + 1] == "c" then
-      redis.call("ZADD", KEYS[2], ARGV[2], id)
-      redis.call("HSET", key, "returnvalue", ARGV[i + 2], "finishedOn", ARGV[2], "processedOn", ARGV[2], "atm", 1)
-    else
-      redis.call("ZADD", KEYS[3], ARGV[2], id)
-      redis.call("HSET", key, "failedReason", ARGV[i + 2], "finishedOn", ARGV[2], "processedOn", ARGV[2], "atm", 1)
-    end
-    done[#done + 1] = id
-  end
-end
-return done`;
-
 interface LaneScripts {
   tocsinPeek(...args: Array<string | number>): Promise<string[]>;
   tocsinTake(...args: Array<string | number>): Promise<string[]>;
   tocsinRelease(...args: Array<string | number>): Promise<number>;
-  tocsinFinish(...args: Array<string | number>): Promise<string[]>;
 }
 
 export interface WaitingJob {
@@ -120,7 +91,6 @@ export function laneBatches(connection: Redis, lockMs: number) {
   connection.defineCommand("tocsinPeek", { numberOfKeys: 1, lua: PEEK });
   connection.defineCommand("tocsinTake", { numberOfKeys: 2, lua: TAKE });
   connection.defineCommand("tocsinRelease", { numberOfKeys: 4, lua: RELEASE });
-  connection.defineCommand("tocsinFinish", { numberOfKeys: 4, lua: FINISH });
   const scripts = connection as unknown as LaneScripts;
   const key = (queue: Queue, name: string) => queue.keys[name] as string;
   const jobs = (flat: string[], width: number): WaitingJob[] => {
@@ -151,13 +121,6 @@ export function laneBatches(connection: Redis, lockMs: number) {
       if (jobs.length === 0) return;
       const keys = [key(queue, "active"), key(queue, "wait"), key(queue, "stalled"), key(queue, "marker")];
       await scripts.tocsinRelease(...keys, queue.toKey(""), ...jobs.flatMap((j) => [j.id, j.failed ? "1" : "0"]));
-    },
-    /** Ends peeked (`from` wait) or taken (`from` active) jobs in one round trip; answers the ids it ended. */
-    async finish(queue: Queue, from: "wait" | "active", endings: Ending[]): Promise<Set<string>> {
-      if (endings.length === 0) return new Set();
-      const args = endings.flatMap((e) => (e.ok ? [e.id, "c", JSON.stringify(e.result ?? null)] : [e.id, "f", e.reason]));
-      const keys = [key(queue, from), key(queue, "completed"), key(queue, "failed"), key(queue, "stalled")];
-      return new Set(await scripts.tocsinFinish(...keys, queue.toKey(""), Date.now(), ...args));
     },
   };
 }

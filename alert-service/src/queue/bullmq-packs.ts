@@ -72,13 +72,15 @@ export function unitsOf(carrier: { id: string; name: string; data: unknown; atte
 }
 
 /**
- * KEYS[1] wait, KEYS[2] completed, KEYS[3] failed, KEYS[4] stalled, KEYS[5] done hash, KEYS[6]
- * done times; ARGV[1] the jobs' key prefix, ARGV[2] the time, ARGV[3] keep ms, ARGV[4] keep
- * count, ARGV[5] how many carriers; then the carriers (peeked, behind the head) as triples: id,
- * "c" (completed, value = returnvalue JSON) or "f" (failed, value = reason), value, ended as
- * FINISH in bullmq-lane-batch.ts does (one no longer waiting is left alone); then pairs: packed
- * job id, its JobResult JSON. Trims the done hash by age and count (a bounded number per call).
- * Answers the carriers ended.
+ * KEYS[1] the list the carriers are in (wait: peeked behind an ordered lane's head; active: taken
+ * by an unordered queue's batch), KEYS[2] completed, KEYS[3] failed, KEYS[4] stalled, KEYS[5] done
+ * hash, KEYS[6] done times; ARGV[1] the jobs' key prefix, ARGV[2] the time, ARGV[3] keep ms,
+ * ARGV[4] keep count, ARGV[5] how many carriers; then the carriers as triples: id, "c"
+ * (completed, value = returnvalue JSON) or "f" (failed, value = reason), value, ended as
+ * BullMQ's own end would (in the completed/failed sets; one no longer in the list, put back by the
+ * stalled-job check or taken by another worker after a lost lock, is left alone); then pairs:
+ * packed job id, its JobResult JSON. Trims the done hash by age and count (a bounded number per
+ * call; the head's end in BullMQ trims the completed set). Answers the carriers ended.
  */
 const RECORD = `
 local now = tonumber(ARGV[2])
@@ -173,11 +175,11 @@ export function lanePacks(connection: Redis) {
       if (ids.length === 0) return new Set();
       return new Set(await scripts.tocsinKnown(doneKey(queue), queue.toKey(""), ...ids));
     },
-    /** Records packed jobs' ends and ends the (peeked) carriers all of whose jobs ended, in one round trip; answers the carriers ended. */
-    async record(queue: Queue, units: Ending[], carriers: Ending[]): Promise<Set<string>> {
+    /** Records packed jobs' ends and ends the carriers (peeked from wait, or taken into active) all of whose jobs ended, in one round trip; answers the carriers ended. */
+    async record(queue: Queue, from: "wait" | "active", units: Ending[], carriers: Ending[]): Promise<Set<string>> {
       if (units.length === 0 && carriers.length === 0) return new Set();
       const keys = [
-        queue.keys.wait as string,
+        queue.keys[from] as string,
         queue.keys.completed as string,
         queue.keys.failed as string,
         queue.keys.stalled as string,

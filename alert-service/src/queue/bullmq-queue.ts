@@ -109,7 +109,7 @@ export class BullmqJobQueue implements JobQueue {
   private closing = false;
   /** Set by `start` on ordered lanes, and on unordered ones with a BatchWorker of maxJobs > 1. */
   private batches: LaneBatches | undefined;
-  /** Set by `start` on ordered lanes (bullmq-packs.ts). */
+  /** Set by `start`: records ends (bullmq-packs.ts). */
   private packs: LanePacks | undefined;
   /** An ordered lane's jobs, waiting or running, for `counts`. */
   private readonly units: (queue: Queue) => Promise<number>;
@@ -197,7 +197,7 @@ export class BullmqJobQueue implements JobQueue {
     this.workerConnection = new Redis(this.opts.redisUrl, { maxRetriesPerRequest: null });
     this.workerConnection.on("error", (err) => this.opts.logger.debug({ err }, "redis worker connection error"));
     if (batches.maxJobs > 1 || this.ordered) this.batches = laneBatches(this.workerConnection, LOCK_MS);
-    if (this.ordered) this.packs = lanePacks(this.workerConnection);
+    this.packs = lanePacks(this.workerConnection);
     this.workers = this.queues.map((q) => {
       const worker = new Worker(q.name, (job: Job, token?: string) => this.process(job, token, batches, q), {
         connection: this.workerConnection as Redis,
@@ -402,11 +402,11 @@ export class BullmqJobQueue implements JobQueue {
 
   /** Unordered queue: the taken jobs of a batch ended in one round trip, and announced. */
   private end(queue: Queue, from: "active", endings: Ending[]): void {
-    const batches = this.batches;
-    if (!batches || endings.length === 0) return;
+    const packs = this.packs;
+    if (!packs || endings.length === 0) return;
     this.track(
-      batches
-        .finish(queue, from, endings)
+      packs
+        .record(queue, from, [], endings)
         // Not ended (Redis away): they run again once their lock expired (jobs are idempotent).
         .catch((err: unknown) => {
           this.opts.logger.warn({ err, queue: queue.name }, "cannot end a batch's taken jobs");
@@ -425,7 +425,7 @@ export class BullmqJobQueue implements JobQueue {
     if (!packs || (units.length === 0 && carriers.length === 0)) return;
     const alone = carriers.filter((c) => !c.id.startsWith(PACK_ID_PREFIX));
     this.track(
-      packs.record(queue, units, carriers).then(
+      packs.record(queue, "wait", units, carriers).then(
         (ended) => this.announceEnds([...units, ...alone.filter((c) => ended.has(c.id))]),
         // Not recorded (Redis away): they run again, with their carrier (jobs are idempotent).
         (err: unknown) => this.opts.logger.warn({ err, queue: queue.name }, "cannot record a batch's ends"),
