@@ -15,6 +15,14 @@ import type { JobResult, QueuedJob, RunningJob } from "./queue.js";
  */
 
 export const PACK_NAME = "tocsin-pack";
+/**
+ * The name of every worker of a version that unpacks (BullMQ puts it in the worker's Redis client
+ * name). A worker of an older version has none, and would fail a pack it took as an unknown job:
+ * while one is connected to a lane (a rolling upgrade), producers write jobs alone (`packingAllowed`).
+ */
+export const PACK_WORKER_NAME = "tocsin-packs";
+/** How long a producer trusts its last look at the lane's workers. */
+export const PACK_CHECK_MS = 5_000;
 /** Units per carrier at most: bounds one job hash and what a batch reads to use part of it. */
 const PACK_MAX = 256;
 const DONE_KEEP_MS = 3_600_000;
@@ -220,3 +228,13 @@ export async function recordedEnd(queue: Queue, id: string): Promise<JobResult |
 }
 
 export type LanePacks = ReturnType<typeof lanePacks>;
+
+/**
+ * Whether every worker connected to `queue` unpacks (none connected counts as yes: this version's
+ * own workers may not have started yet). A Redis that refuses CLIENT LIST (some managed ones)
+ * answers no: jobs are written alone there, as before packs.
+ */
+export async function packingAllowed(queue: Queue): Promise<boolean> {
+  const workers = (await queue.getWorkers()) as Array<{ rawname?: string }>;
+  return workers.every((w) => typeof w.rawname === "string" && w.rawname.endsWith(`:w:${PACK_WORKER_NAME}`));
+}

@@ -9,8 +9,11 @@ import {
   type LanePacks,
   lanePacks,
   laneUnits,
+  PACK_CHECK_MS,
   PACK_ID_PREFIX,
   PACK_NAME,
+  PACK_WORKER_NAME,
+  packingAllowed,
   recordedEnd,
   unitsOf,
 } from "./bullmq-packs.js";
@@ -168,6 +171,36 @@ export class BullmqJobQueue implements JobQueue {
     }
   }
 
+  /** Whether packs are written (see PACK_WORKER_NAME): the last look at the lanes' workers, taken every PACK_CHECK_MS. */
+  private packing: { allowed: boolean; at: number; looking?: Promise<void> } | undefined;
+
+  /** The first write waits for the first look; later ones use the last, refreshed in the background. */
+  private async packingNow(): Promise<boolean> {
+    const now = Date.now();
+    if (!this.packing) {
+      this.packing = { allowed: false, at: now };
+      await this.lookAtWorkers(this.packing);
+    } else if (now - this.packing.at > PACK_CHECK_MS && !this.packing.looking) {
+      this.packing.at = now;
+      void this.lookAtWorkers(this.packing);
+    }
+    return this.packing.allowed;
+  }
+
+  private lookAtWorkers(packing: { allowed: boolean; looking?: Promise<void> }): Promise<void> {
+    packing.looking = packingAllowed(this.queues[0] as Queue)
+      .then(
+        (allowed) => {
+          packing.allowed = allowed;
+        },
+        (err: unknown) => this.opts.logger.debug({ err }, "cannot list the lanes' workers; packing as before"),
+      )
+      .finally(() => {
+        packing.looking = undefined;
+      });
+    return packing.looking;
+  }
+
   private async write(jobs: QueuedJob[]): Promise<void> {
     const byLane = new Map<number, QueuedJob[]>();
     for (const job of jobs) {
@@ -175,10 +208,9 @@ export class BullmqJobQueue implements JobQueue {
       if (list) list.push(job);
       else byLane.set(job.lane, [job]);
     }
+    const pack = this.ordered && (await this.packingNow());
     const carriers = (list: QueuedJob[]): Carrier[] =>
-      this.ordered
-        ? carriersOf(list)
-        : list.map((job) => ({ id: bullId(job.id), name: job.name, data: job.data, delayMs: job.delayMs }));
+      pack ? carriersOf(list) : list.map((job) => ({ id: bullId(job.id), name: job.name, data: job.data, delayMs: job.delayMs }));
     await Promise.all(
       [...byLane].map(([lane, list]) =>
         (this.queues[lane] as Queue).addBulk(
@@ -202,6 +234,7 @@ export class BullmqJobQueue implements JobQueue {
       const worker = new Worker(q.name, (job: Job, token?: string) => this.process(job, token, batches, q), {
         connection: this.workerConnection as Redis,
         prefix: this.prefix,
+        name: PACK_WORKER_NAME,
         concurrency: this.ordered ? 1 : (this.opts.concurrency ?? 1),
         // Ordered lanes start once their global concurrency is set (see `run`).
         autorun: !this.ordered,

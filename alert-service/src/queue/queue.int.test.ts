@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { silentLogger } from "@tocsin/core";
 import { until } from "@tocsin/testing";
+import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { describe, expect, inject, it } from "vitest";
 import { BullmqJobQueue } from "./bullmq-queue.js";
@@ -160,6 +161,42 @@ describe.skipIf(!redisUrl)("bullmq", () => {
       expect((await q.counts()).pending).toBe(0);
     } finally {
       await q.close();
+      const keys = await redis.keys(`${prefix}:*`);
+      if (keys.length) await redis.del(...keys);
+      redis.disconnect();
+    }
+  });
+
+  it("writes jobs alone while a worker of a version before packs is connected to the lanes (a rolling upgrade)", async () => {
+    const prefix = `tocsin-test-${Math.random().toString(36).slice(2, 10)}`;
+    const redis = new Redis(redisUrl);
+    const lane0 = new Queue("alerts-lane-0", { connection: redis, prefix });
+    // An older alert-service's worker: BullMQ's, without the name this version's workers have.
+    const olderConnection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+    const older = new Worker("alerts-lane-0", null, { connection: olderConnection, prefix, autorun: false });
+    const bulk = (tag: string) => Array.from({ length: 4 }, (_, n) => ({ id: `${tag}-${n}`, name: "n", lane: 5, data: { n } }));
+    const waiting = () => redis.llen(`${prefix}:alerts-lane-5:wait`);
+    const queues: BullmqJobQueue[] = [];
+    try {
+      await until(async () => (await lane0.getWorkers()).length === 1);
+      const during = new BullmqJobQueue({ redisUrl, logger, prefix });
+      queues.push(during);
+      await during.addBulk(bulk("during"));
+      expect(await waiting()).toBe(4); // four jobs alone: the older worker can run each
+      await older.close();
+      await until(async () => (await lane0.getWorkers()).length === 0);
+      const after = new BullmqJobQueue({ redisUrl, logger, prefix });
+      queues.push(after);
+      await after.addBulk(bulk("after"));
+      expect(await waiting()).toBe(5); // one pack
+      await after.start(async () => "ok");
+      for (const { id } of [...bulk("during"), ...bulk("after")])
+        expect((await after.waitFor(id, 5, 10_000))?.state).toBe("completed");
+    } finally {
+      for (const q of queues) await q.close();
+      await older.close();
+      olderConnection.disconnect();
+      await lane0.close();
       const keys = await redis.keys(`${prefix}:*`);
       if (keys.length) await redis.del(...keys);
       redis.disconnect();
