@@ -64,6 +64,9 @@ export interface BullmqQueueOptions {
   onEnded?: (ended: EndedJob[]) => void;
 }
 
+/** A completion as told to another thread, which only counts it. */
+const COMPLETED: JobResult = { state: "completed", result: null };
+
 const DEFAULT_RETRY: RetryPolicy = { maxAttempts: MAX_ATTEMPTS, backoff: backoffMs };
 
 const jobOptions = (job: Carrier, retry: RetryPolicy, ordered: boolean) => ({
@@ -116,8 +119,8 @@ export class BullmqJobQueue implements JobQueue {
   private packs: LanePacks | undefined;
   /** An ordered lane's jobs, waiting or running, for `counts`. */
   private readonly units: (queue: Queue) => Promise<number>;
-  /** Units per carrier seen behind heads lately: how many carriers a batch peeks. */
-  private unitsPerCarrier = 1;
+  /** Per lane: the jobs a peeked carrier held on average last time (a pack holds many), to peek enough. */
+  private readonly unitsPerCarrier = new Map<string, number>();
 
   constructor(private readonly opts: BullmqQueueOptions) {
     this.lanes = opts.lanes ?? DEFAULT_LANES;
@@ -193,7 +196,7 @@ export class BullmqJobQueue implements JobQueue {
         (allowed) => {
           packing.allowed = allowed;
         },
-        (err: unknown) => this.opts.logger.debug({ err }, "cannot list the lanes' workers; packing as before"),
+        (err: unknown) => this.opts.logger.debug({ err }, "cannot list the lanes' workers; keeping the last answer"),
       )
       .finally(() => {
         packing.looking = undefined;
@@ -307,9 +310,11 @@ export class BullmqJobQueue implements JobQueue {
     for (;;) {
       const headLeft = headUnits.filter((u) => !ended.has(u.id));
       const room = worker.maxJobs - headLeft.length;
-      const behind = room > 0 ? await batches.peek(queue, Math.ceil(room / this.unitsPerCarrier)) : [];
+      const perCarrier = this.unitsPerCarrier.get(queue.name) ?? 1;
+      const behind = room > 0 ? await batches.peek(queue, Math.ceil(room / perCarrier)) : [];
       const carriers = behind.map((c) => ({ id: c.id, packed: c.name === PACK_NAME, units: unitsOf(c) }));
-      if (carriers.length) this.unitsPerCarrier = carriers.reduce((n, c) => n + c.units.length, 0) / carriers.length;
+      if (carriers.length)
+        this.unitsPerCarrier.set(queue.name, carriers.reduce((n, c) => n + c.units.length, 0) / carriers.length);
       // Packed jobs may have ended before (a re-added id, a pack run again after a crash); a job
       // alone is BullMQ's own (its id is its job's, added once).
       const packed = [...(head.name === PACK_NAME ? headLeft : []), ...carriers.filter((c) => c.packed).flatMap((c) => c.units)];
@@ -486,8 +491,10 @@ export class BullmqJobQueue implements JobQueue {
       id: e.id,
       result: e.ok ? { state: "completed", result: e.result ?? null } : { state: "failed", error: e.reason },
     }));
-    if (message.length) this.producer.publish(this.doneChannel, JSON.stringify(message)).catch(() => {});
-    if (message.length) this.opts.onEnded?.(message as EndedJob[]);
+    if (message.length === 0) return;
+    this.producer.publish(this.doneChannel, JSON.stringify(message)).catch(() => {});
+    // The other thread only counts them (its waiters hear through Redis): outcomes without results.
+    this.opts.onEnded?.(announced.map((e) => ({ id: e.id, result: e.ok ? COMPLETED : { state: "failed", error: e.reason } })));
   }
 
   /** Jobs waiting for their next attempt: woken at once by `close`. */
@@ -511,7 +518,7 @@ export class BullmqJobQueue implements JobQueue {
     if (result.state === "completed") this.processed++;
     else this.failed++;
     this.producer.publish(this.doneChannel, JSON.stringify({ id, result })).catch(() => {});
-    this.opts.onEnded?.([{ id, result }]);
+    this.opts.onEnded?.([{ id, result: result.state === "completed" ? COMPLETED : result }]);
   }
 
   /** One job's end, or a batch's (an array). */
@@ -529,9 +536,12 @@ export class BullmqJobQueue implements JobQueue {
     if (recorded) return recorded;
     // Unordered queues, and ordered jobs ended by a version before packs.
     const job = await queue.getJob(id);
-    if (!job) return undefined;
-    if (job.finishedOn && !job.failedReason) return { state: "completed", result: job.returnvalue ?? null };
-    if (job.finishedOn) return { state: "failed", error: job.failedReason };
+    if (!job?.finishedOn) return undefined;
+    // By the set it ended in: a job that failed, was retried and then completed keeps its
+    // `failedReason` from the failed attempt.
+    const state = await job.getState();
+    if (state === "completed") return { state: "completed", result: job.returnvalue ?? null };
+    if (state === "failed") return { state: "failed", error: job.failedReason };
     return undefined;
   }
 

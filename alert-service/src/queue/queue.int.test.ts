@@ -231,9 +231,36 @@ describe.skipIf(!redisUrl)("bullmq", () => {
         expect(await q.waitFor(id, 0, 10_000)).toEqual(
           data.n === 17 ? { state: "failed", error: "invalid input" } : { state: "completed", result: { n: data.n } },
         );
+      // Read again from Redis, not announced: a job that failed once and then completed reads as completed.
+      for (const { id, data } of jobs)
+        expect(await q.waitFor(id, 0, 0)).toEqual(
+          data.n === 17 ? { state: "failed", error: "invalid input" } : { state: "completed", result: { n: data.n } },
+        );
       for (const { data } of jobs) expect(runs.get(data.n)).toEqual(data.n % 10 === 5 ? [1, 2] : [1]);
       expect(largest).toBeGreaterThan(1);
       expect((await q.counts()).pending).toBe(0);
+    } finally {
+      await q.close();
+      const redis = new Redis(redisUrl);
+      const keys = await redis.keys(`${prefix}:*`);
+      if (keys.length) await redis.del(...keys);
+      redis.disconnect();
+    }
+  });
+
+  it("reads an unordered job that failed once and then completed as completed, from Redis as from its announcement", async () => {
+    const prefix = `tocsin-test-${Math.random().toString(36).slice(2, 10)}`;
+    const retry = { maxAttempts: 3, backoff: () => 10 };
+    const q = new BullmqJobQueue({ redisUrl, logger, prefix, lanes: 1, ordered: false, retry });
+    try {
+      await q.start(async (job) => {
+        if (job.attempt < 2) throw new Error("transient");
+        return "ok";
+      });
+      await q.add({ id: "flaky", name: "n", lane: 0, data: {} });
+      expect(await q.waitFor("flaky", 0, 10_000)).toEqual({ state: "completed", result: "ok" });
+      // No announcement now: read from the job BullMQ kept, which still holds the failed attempt's reason.
+      expect(await q.waitFor("flaky", 0, 0)).toEqual({ state: "completed", result: "ok" });
     } finally {
       await q.close();
       const redis = new Redis(redisUrl);
