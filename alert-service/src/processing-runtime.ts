@@ -178,6 +178,8 @@ export interface Processing {
   silencesChanged(projectId: number): void;
   /** Starts the lane workers and the timer runner (a due timer moves into its alert's lane). */
   start(): Promise<void>;
+  /** Stops what `start` runs beside the queues (the policy refresh); the owner closes the queues. */
+  stop(): void;
 }
 
 /**
@@ -221,6 +223,7 @@ export function createProcessing(opts: ProcessingOptions): Processing {
         }
       : undefined,
   );
+  let refreshing: ReturnType<typeof setInterval> | undefined;
   return {
     handlers,
     reactions,
@@ -235,8 +238,12 @@ export function createProcessing(opts: ProcessingOptions): Processing {
       // Keeps busy projects' "no policy" known between the timer runner's reads (idle: no reads).
       if (opts.paging) {
         const directory = opts.paging.directory;
-        setInterval(() => void presence.refresh(directory), POLICY_REFRESH_MS).unref();
+        refreshing = setInterval(() => void presence.refresh(directory), POLICY_REFRESH_MS);
+        refreshing.unref();
       }
+    },
+    stop() {
+      if (refreshing) clearInterval(refreshing);
     },
   };
 }

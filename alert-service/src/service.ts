@@ -437,6 +437,7 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
       if (housekeeping) clearInterval(housekeeping);
       limiterRedis?.disconnect();
       await thread?.stop();
+      processing?.stop();
       await queue.close();
       await timers.close();
       await stores.close();

@@ -82,14 +82,17 @@ export function createTimerRunner(queue: JobQueue, lookups?: PagingLookups, lane
  */
 function policyOncePerProject(lookups: PagingLookups): PagingLookups {
   const policies = new Map<number, ReturnType<OncallDirectory["policy"]>>();
-  const directory: OncallDirectory = Object.create(lookups.directory);
-  directory.policy = (projectId, ctx) => {
-    let policy = policies.get(projectId);
-    if (!policy) {
-      policy = lookups.directory.policy(projectId, ctx);
-      policies.set(projectId, policy);
-    }
-    return policy;
+  const read = lookups.directory;
+  const directory: OncallDirectory = {
+    policy(projectId, ctx) {
+      let policy = policies.get(projectId);
+      if (!policy) {
+        policy = read.policy(projectId, ctx);
+        policies.set(projectId, policy);
+      }
+      return policy;
+    },
+    oncall: (projectId, scheduleIid, at, ctx) => read.oncall(projectId, scheduleIid, at, ctx),
   };
   return { ...lookups, directory };
 }

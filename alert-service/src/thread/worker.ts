@@ -84,6 +84,7 @@ const processing = createProcessing({
 });
 
 async function stop(): Promise<void> {
+  processing.stop();
   await queue.close();
   await timers.close();
   await mail.close();

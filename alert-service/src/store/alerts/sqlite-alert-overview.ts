@@ -14,7 +14,7 @@ import { ACKNOWLEDGED, RESOLVED, severityOf, TRIGGERED } from "./codes.js";
 /** Open statuses as literals, as in the partial index `alerts_open_by_severity` (else SQLite cannot use it). */
 const OPEN = `(${TRIGGERED}, ${ACKNOWLEDGED})`;
 
-/** Alerts started in [from, to) of one project: a range of the `alerts_project_started` index. */
+/** Alerts started in [from, to) of one project: a range of the `alerts_project_started_counts` index. */
 const IN_RANGE = "project_id = ? AND started_at >= ? AND started_at < ?";
 
 const STARTED = `SELECT CAST((started_at - ?) / ? AS INTEGER) AS bucket, severity, COUNT(*) AS count
@@ -28,11 +28,11 @@ const DAILY = `SELECT CAST((started_at - ?) / ${DAY_MS} AS INTEGER) AS bucket, s
   FROM alerts INDEXED BY alerts_project_started_counts WHERE ${IN_RANGE} GROUP BY bucket, severity`;
 
 const NOISY_FINGERPRINTS = `SELECT fingerprint, SUM(events) AS events, COUNT(*) AS alerts, MAX(id) AS last_id
-  FROM alerts INDEXED BY alerts_project_started WHERE ${IN_RANGE} AND fingerprint IS NOT NULL
+  FROM alerts INDEXED BY alerts_project_started_counts WHERE ${IN_RANGE} AND fingerprint IS NOT NULL
   GROUP BY fingerprint ORDER BY events DESC, alerts DESC, fingerprint LIMIT ${NOISIEST_LIMIT}`;
 
 const NOISY_SERVICES = `SELECT service, SUM(events) AS events, COUNT(*) AS alerts
-  FROM alerts INDEXED BY alerts_project_started WHERE ${IN_RANGE} AND service <> ''
+  FROM alerts INDEXED BY alerts_project_started_counts WHERE ${IN_RANGE} AND service <> ''
   GROUP BY service ORDER BY events DESC, alerts DESC, service LIMIT ${NOISIEST_LIMIT}`;
 
 interface DailyRow {

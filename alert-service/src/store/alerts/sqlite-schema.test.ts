@@ -149,11 +149,17 @@ describe("alert tables on SQLite: an existing database is migrated in place", ()
   it("from version 0 keeps alerts, ids, iids, op records, outcomes and the rules on them", async () => {
     const db = v0Database();
     const { alerts, requests, incidents } = createSqliteAlertsStores(db);
-    expect(db.pragma("user_version", { simple: true })).toBe(3);
+    expect(db.pragma("user_version", { simple: true })).toBe(4);
     const columns = (db.prepare("PRAGMA table_info(alerts)").all() as Array<{ name: string }>).map((c) => c.name);
     expect(columns).not.toContain("create_op");
     expect(columns).toContain("acknowledged_at");
     expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'processed_jobs'").get()).toBeUndefined();
+    // Version 4: the list's started_at order is a range of the overview's index; the narrower one is gone.
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'alerts_project_started'").get()).toBeUndefined();
+    const plan = db
+      .prepare("EXPLAIN QUERY PLAN SELECT * FROM alerts WHERE project_id = 1 ORDER BY started_at DESC, id DESC LIMIT 20")
+      .all() as Array<{ detail: string }>;
+    expect(plan.map((p) => p.detail).join("; ")).toContain("USING INDEX alerts_project_started_counts (project_id=?)");
 
     expect(await alerts.findByOp(1, "op-1")).toMatchObject({ created: true, alert: { id: 1, iid: 1, status: "resolved" } });
     expect(await alerts.findByOp(1, "op-event")).toMatchObject({ created: false, alert: { id: 2, events: 2 } });
@@ -188,7 +194,7 @@ describe("alert tables on SQLite: an existing database is migrated in place", ()
 
     // Opening again changes nothing; the purge drops old op records and outcomes alike.
     createSqliteAlertsStores(db);
-    expect(db.pragma("user_version", { simple: true })).toBe(3);
+    expect(db.pragma("user_version", { simple: true })).toBe(4);
     await requests.purge(new Date(t0 + 10), new Date(t0 + 10));
     expect(await requests.jobOutcome("op-1")).toBeUndefined();
     expect(await alerts.findByOp(1, "op-4")).toMatchObject({ created: true });
@@ -207,7 +213,7 @@ describe("alert tables on SQLite: an existing database is migrated in place", ()
     );
     db.pragma("user_version = 2");
     const reopened = createSqliteAlertsStores(db).alerts;
-    expect(db.pragma("user_version", { simple: true })).toBe(3);
+    expect(db.pragma("user_version", { simple: true })).toBe(4);
     const total = async (status?: "triggered" | "acknowledged" | "resolved") =>
       (await reopened.list(1, { status, orderBy: "created_at", sort: "desc", offset: 0, limit: 1 })).total;
     expect([await total(), await total("triggered"), await total("acknowledged")]).toEqual([5, 4, 1]);
