@@ -3,7 +3,7 @@ import { settingsV1 } from "@tocsin/proto";
 import type { Tracing } from "@tocsin/telemetry";
 import type { AlertRecipients } from "../domain/mail/ports.js";
 
-/** AlertRecipients over settings-service's ResolveAlertRecipients and GetGlobalSetting. Returns the client's close too. */
+/** AlertRecipients over settings-service's ResolveAlertRecipients and ListNotificationEmails. Returns the client's close too. */
 export function createAlertRecipients(address: string, tracing?: Tracing): AlertRecipients & { close(): void } {
   const client = createClient(settingsV1.SettingsServiceService, {
     target: "settings",
@@ -17,12 +17,13 @@ export function createAlertRecipients(address: string, tracing?: Tracing): Alert
       return recipients.map((r) => ({ userId: r.userId, email: r.email }));
     },
     async notificationEmails(userIds, ctx) {
-      const settings = await Promise.all(
-        userIds.map(
-          async (userId) => [userId, (await client.getGlobalSetting({ userId }, ctx)).setting?.notificationEmail] as const,
-        ),
-      );
-      return new Map(settings.flatMap(([userId, email]) => (email ? [[userId, email] as const] : [])));
+      const out = new Map<number, string>();
+      // settings-service answers at most 1,000 ids a call.
+      for (let i = 0; i < userIds.length; i += 1000) {
+        const { emails } = await client.listNotificationEmails({ userIds: userIds.slice(i, i + 1000) }, ctx);
+        for (const e of emails) out.set(e.userId, e.email);
+      }
+      return out;
     },
     close: () => client.close(),
   };

@@ -37,6 +37,9 @@ const handlers: ServiceHandlers<typeof def> = {
   async resolveAlertRecipients() {
     return { recipients: [] };
   },
+  async listNotificationEmails() {
+    return { emails: [] };
+  },
 };
 
 describe("grpc server and client, over the wire", () => {

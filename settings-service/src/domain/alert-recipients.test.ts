@@ -1,6 +1,7 @@
+import { rejectionReason } from "@tocsin/testing";
 import { beforeEach, describe, expect, it } from "vitest";
 import { SqliteSettingsStore } from "../store/sqlite-settings-store.js";
-import { resolveAlertRecipients } from "./alert-recipients.js";
+import { MAX_EMAIL_USERS, notificationEmails, resolveAlertRecipients } from "./alert-recipients.js";
 import type { Level } from "./events.js";
 import { FakeDirectory } from "./fake-directory.js";
 
@@ -42,5 +43,22 @@ describe("alert recipients (PRODUCT.md section 9)", () => {
     await save(6, "project", 100, "watch");
     await save(6, "group", 10, "disabled");
     expect(await resolve()).toEqual(["1:alerts@x", "5:pdis@x", "6:gdis@x"]);
+  });
+
+  it("lists the notification e-mails saved in global settings, in one read; internal callers only", async () => {
+    await save(1, "global", 0, "mention", "alerts@x");
+    await save(2, "global", 0, "watch"); // no e-mail saved: left out (the primary applies)
+    await save(3, "project", 100, "watch");
+    await save(4, "global", 0, "participating", "four@x");
+    const internal = { requestId: "t" };
+    expect([...(await notificationEmails(store, [1, 2, 3, 4, 4, 9], internal))].sort()).toEqual([
+      [1, "alerts@x"],
+      [4, "four@x"],
+    ]);
+    expect((await notificationEmails(store, [], internal)).size).toBe(0);
+    const principal = { requestId: "t", principal: { userId: 1 } } as Parameters<typeof notificationEmails>[2];
+    expect(await rejectionReason(notificationEmails(store, [1], principal))).toBe("FORBIDDEN");
+    const many = Array.from({ length: MAX_EMAIL_USERS + 1 }, (_, i) => i + 1);
+    expect(await rejectionReason(notificationEmails(store, many, internal))).toBe("TOO_MANY_USERS");
   });
 });

@@ -1,4 +1,4 @@
-import type { CallContext } from "@tocsin/core";
+import { type CallContext, forbidden, invalidArgument } from "@tocsin/core";
 import type { Directory, SettingsStore } from "./ports.js";
 import { memberSettings } from "./recipients.js";
 
@@ -32,4 +32,28 @@ export async function resolveAlertRecipients(
     if (setting.level !== "disabled") out.push({ userId: member.userId, email, level: setting.level });
   }
   return out.sort((a, b) => a.userId - b.userId);
+}
+
+/** Ids one `notificationEmails` call may ask for. */
+export const MAX_EMAIL_USERS = 1000;
+
+/**
+ * The notification e-mails `userIds` saved in their global setting, in one read of the store
+ * (paging e-mails several users at once). Users without one are left out: the caller has their
+ * primary e-mail. Internal callers only: a principal may read no one else's address.
+ */
+export async function notificationEmails(
+  store: SettingsStore,
+  userIds: readonly number[],
+  ctx: CallContext,
+): Promise<Map<number, string>> {
+  if (ctx.principal) throw forbidden();
+  if (userIds.length > MAX_EMAIL_USERS)
+    throw invalidArgument("TOO_MANY_USERS", `user_ids may hold at most ${MAX_EMAIL_USERS} ids`);
+  if (userIds.length === 0) return new Map();
+  // Project 0 and no groups: no project has id 0, so only the global settings come back.
+  const stored = await store.listForUsers([...new Set(userIds)], 0, []);
+  return new Map(
+    stored.flatMap((s) => (s.sourceType === "global" && s.notificationEmail ? [[s.userId, s.notificationEmail] as const] : [])),
+  );
 }

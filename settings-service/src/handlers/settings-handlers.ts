@@ -1,6 +1,6 @@
 import type { ServiceHandlers } from "@tocsin/grpc";
 import type { settingsV1 } from "@tocsin/proto";
-import { resolveAlertRecipients } from "../domain/alert-recipients.js";
+import { notificationEmails, resolveAlertRecipients } from "../domain/alert-recipients.js";
 import type { Directory, SettingsStore } from "../domain/ports.js";
 import { type RecipientQuery, resolveRecipients } from "../domain/recipients.js";
 import type { SettingsUseCases } from "../domain/settings.js";
@@ -45,6 +45,10 @@ export function createSettingsHandlers(deps: {
       };
       const recipients = await resolveRecipients(deps, query, ctx);
       return { recipients: recipients.map((r) => ({ userId: r.userId, email: r.email, level: r.level, reason: r.reason })) };
+    },
+    async listNotificationEmails(req, ctx) {
+      const emails = await notificationEmails(deps.store, req.userIds, ctx);
+      return { emails: [...emails].map(([userId, email]) => ({ userId, email })) };
     },
     async resolveAlertRecipients(req, ctx) {
       const recipients = await resolveAlertRecipients(deps, req.projectId, ctx);

@@ -11,7 +11,7 @@ export interface MailRecipient {
 /** Port over settings-service: whom to e-mail about the project's alerts, read fresh each call. */
 export interface AlertRecipients {
   forProject(projectId: number, ctx: CallContext): Promise<MailRecipient[]>;
-  /** Each user's notification e-mail (their global setting; the primary e-mail when they set none). */
+  /** The notification e-mails the users saved in their global setting; users who saved none are left out (their primary e-mail applies). */
   notificationEmails(userIds: number[], ctx: CallContext): Promise<Map<number, string>>;
 }
 

@@ -182,6 +182,19 @@ export interface ResolveAlertRecipientsResponse {
   recipients: Recipient[];
 }
 
+export interface ListNotificationEmailsRequest {
+  userIds: number[];
+}
+
+export interface ListNotificationEmailsResponse {
+  emails: UserNotificationEmail[];
+}
+
+export interface UserNotificationEmail {
+  userId: number;
+  email: string;
+}
+
 export interface Recipient {
   userId: number;
   email: string;
@@ -2223,6 +2236,253 @@ export const ResolveAlertRecipientsResponse: MessageFns<ResolveAlertRecipientsRe
   },
 };
 
+function createBaseListNotificationEmailsRequest(): ListNotificationEmailsRequest {
+  return { userIds: [] };
+}
+
+export const ListNotificationEmailsRequest: MessageFns<ListNotificationEmailsRequest> = {
+  encode(message: ListNotificationEmailsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userIds.length !== 0) {
+      writer.uint32(10).fork();
+      for (const v of message.userIds) {
+        writer.int64(v);
+      }
+      writer.join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListNotificationEmailsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListNotificationEmailsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag === 8) {
+              message.userIds.push(longToNumber(reader.int64()));
+
+              continue;
+            }
+
+            if (tag === 10) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.userIds.push(longToNumber(reader.int64()));
+              }
+
+              continue;
+            }
+
+            break;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListNotificationEmailsRequest {
+    return {
+      userIds: globalThis.Array.isArray(object?.userIds)
+        ? object.userIds.map((e: any) => globalThis.Number(e))
+        : globalThis.Array.isArray(object?.user_ids)
+        ? object.user_ids.map((e: any) => globalThis.Number(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListNotificationEmailsRequest): unknown {
+    const obj: any = {};
+    if (message.userIds?.length) {
+      obj.userIds = message.userIds.map((e) => Math.round(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListNotificationEmailsRequest>): ListNotificationEmailsRequest {
+    return ListNotificationEmailsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListNotificationEmailsRequest>): ListNotificationEmailsRequest {
+    const message = createBaseListNotificationEmailsRequest();
+    message.userIds = object.userIds?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseListNotificationEmailsResponse(): ListNotificationEmailsResponse {
+  return { emails: [] };
+}
+
+export const ListNotificationEmailsResponse: MessageFns<ListNotificationEmailsResponse> = {
+  encode(message: ListNotificationEmailsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.emails) {
+      UserNotificationEmail.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListNotificationEmailsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListNotificationEmailsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.emails.push(UserNotificationEmail.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListNotificationEmailsResponse {
+    return {
+      emails: globalThis.Array.isArray(object?.emails)
+        ? object.emails.map((e: any) => UserNotificationEmail.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListNotificationEmailsResponse): unknown {
+    const obj: any = {};
+    if (message.emails?.length) {
+      obj.emails = message.emails.map((e) => UserNotificationEmail.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListNotificationEmailsResponse>): ListNotificationEmailsResponse {
+    return ListNotificationEmailsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListNotificationEmailsResponse>): ListNotificationEmailsResponse {
+    const message = createBaseListNotificationEmailsResponse();
+    message.emails = object.emails?.map((e) => UserNotificationEmail.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseUserNotificationEmail(): UserNotificationEmail {
+  return { userId: 0, email: "" };
+}
+
+export const UserNotificationEmail: MessageFns<UserNotificationEmail> = {
+  encode(message: UserNotificationEmail, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== 0) {
+      writer.uint32(8).int64(message.userId);
+    }
+    if (message.email !== "") {
+      writer.uint32(18).string(message.email);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UserNotificationEmail {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUserNotificationEmail();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.userId = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UserNotificationEmail {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.Number(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.Number(object.user_id)
+        : 0,
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+    };
+  },
+
+  toJSON(message: UserNotificationEmail): unknown {
+    const obj: any = {};
+    if (message.userId !== 0) {
+      obj.userId = Math.round(message.userId);
+    }
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<UserNotificationEmail>): UserNotificationEmail {
+    return UserNotificationEmail.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UserNotificationEmail>): UserNotificationEmail {
+    const message = createBaseUserNotificationEmail();
+    message.userId = object.userId ?? 0;
+    message.email = object.email ?? "";
+    return message;
+  },
+};
+
 function createBaseRecipient(): Recipient {
   return { userId: 0, email: "", level: "", reason: "" };
 }
@@ -2517,6 +2777,24 @@ export const SettingsServiceService = {
     responseDeserialize: (value: Buffer): ResolveAlertRecipientsResponse =>
       ResolveAlertRecipientsResponse.decode(value),
   },
+  /**
+   * The notification e-mails the given users saved in their global setting, in one read of the
+   * store (paging e-mails several users at once; a user without one is left out: the caller
+   * falls back to the primary e-mail it already has). Internal callers only (PERMISSION_DENIED
+   * for a principal); at most 1,000 ids (INVALID_ARGUMENT, reason TOO_MANY_USERS).
+   */
+  listNotificationEmails: {
+    path: "/settings.v1.SettingsService/ListNotificationEmails" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListNotificationEmailsRequest): Buffer =>
+      Buffer.from(ListNotificationEmailsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListNotificationEmailsRequest => ListNotificationEmailsRequest.decode(value),
+    responseSerialize: (value: ListNotificationEmailsResponse): Buffer =>
+      Buffer.from(ListNotificationEmailsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListNotificationEmailsResponse =>
+      ListNotificationEmailsResponse.decode(value),
+  },
 } as const;
 
 export interface SettingsServiceServer extends UntypedServiceImplementation {
@@ -2551,6 +2829,13 @@ export interface SettingsServiceServer extends UntypedServiceImplementation {
    * NOT_FOUND (PROJECT_NOT_FOUND) for an unknown project.
    */
   resolveAlertRecipients: handleUnaryCall<ResolveAlertRecipientsRequest, ResolveAlertRecipientsResponse>;
+  /**
+   * The notification e-mails the given users saved in their global setting, in one read of the
+   * store (paging e-mails several users at once; a user without one is left out: the caller
+   * falls back to the primary e-mail it already has). Internal callers only (PERMISSION_DENIED
+   * for a principal); at most 1,000 ids (INVALID_ARGUMENT, reason TOO_MANY_USERS).
+   */
+  listNotificationEmails: handleUnaryCall<ListNotificationEmailsRequest, ListNotificationEmailsResponse>;
 }
 
 export interface SettingsServiceClient extends Client {
@@ -2668,6 +2953,27 @@ export interface SettingsServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ResolveAlertRecipientsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The notification e-mails the given users saved in their global setting, in one read of the
+   * store (paging e-mails several users at once; a user without one is left out: the caller
+   * falls back to the primary e-mail it already has). Internal callers only (PERMISSION_DENIED
+   * for a principal); at most 1,000 ids (INVALID_ARGUMENT, reason TOO_MANY_USERS).
+   */
+  listNotificationEmails(
+    request: ListNotificationEmailsRequest,
+    callback: (error: ServiceError | null, response: ListNotificationEmailsResponse) => void,
+  ): ClientUnaryCall;
+  listNotificationEmails(
+    request: ListNotificationEmailsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListNotificationEmailsResponse) => void,
+  ): ClientUnaryCall;
+  listNotificationEmails(
+    request: ListNotificationEmailsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListNotificationEmailsResponse) => void,
   ): ClientUnaryCall;
 }
 
