@@ -104,6 +104,14 @@ describe("local (SQLite) queue failures", () => {
 });
 
 const redisUrl = inject("redisUrl");
+
+/** Removes a test's keys (its own prefix) from the shared Redis. */
+async function dropKeys(prefix: string): Promise<void> {
+  const redis = new Redis(redisUrl);
+  const keys = await redis.keys(`${prefix}:*`);
+  if (keys.length) await redis.del(...keys);
+  redis.disconnect();
+}
 if (!redisUrl) console.warn("[alert queue] Redis unavailable: the BullMQ contract run is SKIPPED");
 describe.skipIf(!redisUrl)("bullmq", () => {
   describeJobQueueContract("bullmq (Redis)", async () => {
@@ -112,10 +120,7 @@ describe.skipIf(!redisUrl)("bullmq", () => {
       open: async () => new BullmqJobQueue({ redisUrl, logger, prefix }),
       batches: true,
       cleanup: async () => {
-        const redis = new Redis(redisUrl);
-        const keys = await redis.keys(`${prefix}:*`);
-        if (keys.length) await redis.del(...keys);
-        redis.disconnect();
+        await dropKeys(prefix);
       },
     };
   });
@@ -161,9 +166,8 @@ describe.skipIf(!redisUrl)("bullmq", () => {
       expect((await q.counts()).pending).toBe(0);
     } finally {
       await q.close();
-      const keys = await redis.keys(`${prefix}:*`);
-      if (keys.length) await redis.del(...keys);
       redis.disconnect();
+      await dropKeys(prefix);
     }
   });
 
@@ -197,9 +201,8 @@ describe.skipIf(!redisUrl)("bullmq", () => {
       await older.close();
       olderConnection.disconnect();
       await lane0.close();
-      const keys = await redis.keys(`${prefix}:*`);
-      if (keys.length) await redis.del(...keys);
       redis.disconnect();
+      await dropKeys(prefix);
     }
   });
 
@@ -241,10 +244,7 @@ describe.skipIf(!redisUrl)("bullmq", () => {
       expect((await q.counts()).pending).toBe(0);
     } finally {
       await q.close();
-      const redis = new Redis(redisUrl);
-      const keys = await redis.keys(`${prefix}:*`);
-      if (keys.length) await redis.del(...keys);
-      redis.disconnect();
+      await dropKeys(prefix);
     }
   });
 
@@ -263,10 +263,7 @@ describe.skipIf(!redisUrl)("bullmq", () => {
       expect(await q.waitFor("flaky", 0, 0)).toEqual({ state: "completed", result: "ok" });
     } finally {
       await q.close();
-      const redis = new Redis(redisUrl);
-      const keys = await redis.keys(`${prefix}:*`);
-      if (keys.length) await redis.del(...keys);
-      redis.disconnect();
+      await dropKeys(prefix);
     }
   });
 
