@@ -226,6 +226,22 @@ describe("alert tables on SQLite: an existing database is migrated in place", ()
     db.close();
   });
 
+  it("from version 3 drops the started_at index the overview's one covers, and keeps the counts", async () => {
+    const db = new Database(":memory:");
+    const { alerts } = createSqliteAlertsStores(db);
+    for (let i = 0; i < 3; i++) await alerts.create(newAlert(1, `op-${i}`, `f${i}`));
+    // The layout of version 3: the index was there.
+    db.exec("CREATE INDEX alerts_project_started ON alerts (project_id, started_at)");
+    db.pragma("user_version = 3");
+    const reopened = createSqliteAlertsStores(db).alerts;
+    expect(db.pragma("user_version", { simple: true })).toBe(4);
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'alerts_project_started'").get()).toBeUndefined();
+    await reopened.create(newAlert(1, "op-new", "g"));
+    const listed = await reopened.list(1, { orderBy: "started_at", sort: "desc", offset: 0, limit: 10 });
+    expect([listed.total, listed.alerts.length]).toEqual([4, 4]);
+    db.close();
+  });
+
   it("keeps the id sequence of alerts past the highest id still present", async () => {
     const db = v0Database();
     db.prepare("UPDATE sqlite_sequence SET seq = 10 WHERE name = 'alerts'").run();
