@@ -7,6 +7,8 @@
 //   --elapsed S       the policy's rule: page the on-call user S seconds after the trigger (default 15)
 //   --concurrency N   concurrent posters (default 50)
 //   --queue local|redis
+//   --oncall K        users on call at once in each project's schedule (K rotations of one
+//                     participant each): each page e-mails K users (default 1)
 // Every alert is a distinct alert of one of the projects; every policy has one rule, due `elapsed`
 // seconds after the trigger, paging the project's on-call user (a one-participant rotation). The
 // figure is the delay from each page's due time to its acceptance by a local smtp-server:
@@ -27,11 +29,13 @@ const { values: opt } = parseArgs({
     elapsed: { type: "string", default: "15" },
     concurrency: { type: "string", default: "50" },
     queue: { type: "string", default: "local" },
+    oncall: { type: "string", default: "1" },
   },
 });
 const N = Number(opt.alerts);
 const P = Number(opt.projects);
 const ELAPSED_S = Number(opt.elapsed);
+const K = Number(opt.oncall);
 const log = (...a) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...a);
 
 /** A local smtp-server recording, per page, its project, alert iid and the time it was accepted. */
@@ -66,23 +70,22 @@ async function startSink() {
 
 const call = async (url, method, path, body) => (await rest(url, method, path, { body })).json;
 
-/** A Premium project with a member on call around the clock, a policy paging them, an integration. */
+/** A Premium project with K members on call around the clock (a rotation each), a policy paging them, an integration. */
 async function seedProject(sys, group, k) {
-  const user = await call(sys.url, "POST", "/api/v4/users", {
-    username: `oncall${k}`,
-    email: `oncall${k}@example.com`,
-    name: `On call ${k}`,
-  });
   const project = await call(sys.url, "POST", "/api/v4/projects", { name: `svc${k}`, path: `svc${k}`, namespace_id: group.id });
-  await call(sys.url, "POST", `/api/v4/projects/${project.id}/members`, { user_id: user.id, access_level: 30 });
   const im = `/api/v4/projects/${project.id}/incident_management`;
   await call(sys.url, "POST", `${im}/oncall_schedules`, { name: "Primary", timezone: "UTC" });
-  await call(sys.url, "POST", `${im}/oncall_schedules/1/rotations`, {
-    name: "Always",
-    starts_at: "2020-01-06T00:00",
-    rotation_length: { length: 1, unit: "weeks" },
-    participants: [user.username],
-  });
+  for (let j = 0; j < K; j++) {
+    const name = K === 1 ? `oncall${k}` : `oncall${k}-${j}`;
+    const user = await call(sys.url, "POST", "/api/v4/users", { username: name, email: `${name}@example.com`, name });
+    await call(sys.url, "POST", `/api/v4/projects/${project.id}/members`, { user_id: user.id, access_level: 30 });
+    await call(sys.url, "POST", `${im}/oncall_schedules/1/rotations`, {
+      name: `Always ${j}`,
+      starts_at: "2020-01-06T00:00",
+      rotation_length: { length: 1, unit: "weeks" },
+      participants: [user.username],
+    });
+  }
   await call(sys.url, "POST", `${im}/escalation_policies`, {
     name: "Bench",
     rules: [{ status: "acknowledged", elapsed_time_seconds: ELAPSED_S, oncall_schedule_iid: 1 }],
@@ -165,7 +168,9 @@ async function main() {
     const group = await call(sys.url, "POST", "/api/v4/groups", { name: "bench", path: "bench", plan: "premium" });
     const projects = [];
     for (let k = 0; k < P; k++) projects.push(await seedProject(sys, group, k));
-    log(`${P} projects seeded; ${N} alerts, rule due ${ELAPSED_S} s after each trigger (${opt.queue} queue)`);
+    log(
+      `${P} projects seeded; ${N} alerts, rule due ${ELAPSED_S} s after each trigger, ${K} user(s) per page (${opt.queue} queue)`,
+    );
     const cpu0 = Object.fromEntries(Object.entries(sys.procs).map(([k, pid]) => [k, cpuSeconds(pid)]));
     let next = 0;
     const t0 = Date.now();
@@ -184,7 +189,7 @@ async function main() {
     await Promise.all(Array.from({ length: Number(opt.concurrency) }, poster));
     const acceptedS = (Date.now() - t0) / 1000;
     log(`accepted ${N} alerts in ${acceptedS.toFixed(2)} s`);
-    await until(() => sink.pages.length >= N, 10 * 60_000, `${N} pages`);
+    await until(() => sink.pages.length >= N * K, 10 * 60_000, `${N * K} page e-mails`);
     const cpuS = Object.fromEntries(
       Object.entries(sys.procs).map(([k, pid]) => [k, Math.round((cpuSeconds(pid) - cpu0[k]) * 100) / 100]),
     );
@@ -208,6 +213,7 @@ async function main() {
       projects: P,
       elapsedS: ELAPSED_S,
       queue: opt.queue,
+      usersPerPage: K,
       pages: sink.pages.length,
       acceptedS,
       delayMs: {
