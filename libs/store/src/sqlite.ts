@@ -8,20 +8,24 @@ export interface SqliteOptions {
 }
 
 /**
- * WAL pages (4 KiB) after which a commit checkpoints: 4,000 (16 MiB) instead of SQLite's 1,000.
+ * WAL pages (4 KiB) after which a commit checkpoints: 16,000 (64 MiB) instead of SQLite's 1,000.
  * A checkpoint copies each page of the WAL into the file once, however often it was rewritten
- * meanwhile (the ends of append-only indexes are rewritten by every commit), and syncs the file:
- * fewer, larger checkpoints cost less per write (bench/sqlite-processing.mjs: ≈ 7 % of the CPU
- * per processed alert). The price is a WAL file of up to ≈ 16 MiB.
+ * meanwhile (the ends of append-only indexes are rewritten by every commit), and syncs the file,
+ * on the thread whose commit crossed the limit: fewer, larger checkpoints cost that thread less
+ * per write. 4,000 → 16,000 (2026-11-28, `bench/storm.mjs --quick`, alternating runs): batches
+ * processed +8 to +15 %, single posts +12 to +26 %; a checkpointer thread of its own beside the
+ * writer gained nothing more (bench/notes/2026-11-28-wal-checkpoints.md). The price is a WAL file
+ * of up to ≈ 64 MiB per busy database (SQLite reuses it, it does not shrink) and a longer
+ * recovery read after a crash.
  */
-const WAL_AUTOCHECKPOINT_PAGES = 4000;
+const WAL_AUTOCHECKPOINT_PAGES = 16000;
 
 /**
  * Opens (creating its directory) an embedded database the way every service does: WAL journal,
  * `synchronous = NORMAL`, a 5 s busy timeout, and temporary files in memory (`temp_store`: the
  * savepoint and statement journals of nested transactions, which otherwise write every page a
  * savepoint touches to a temporary file; measured: 35 writes per processed alert inside a batch
- * transaction, 0.107 → 0.062 ms of CPU per alert), and checkpoints every 16 MiB of WAL (see
+ * transaction, 0.107 → 0.062 ms of CPU per alert), and checkpoints every 64 MiB of WAL (see
  * WAL_AUTOCHECKPOINT_PAGES). `:memory:` gives a private in-memory database.
  */
 export function openSqlite(file: string, opts: SqliteOptions = {}): Database.Database {
