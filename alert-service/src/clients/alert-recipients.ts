@@ -1,5 +1,5 @@
 import { createClient } from "@tocsin/grpc";
-import { settingsV1 } from "@tocsin/proto";
+import { MAX_NOTIFICATION_EMAIL_USERS, settingsV1 } from "@tocsin/proto";
 import type { Tracing } from "@tocsin/telemetry";
 import type { AlertRecipients } from "../domain/mail/ports.js";
 
@@ -18,9 +18,10 @@ export function createAlertRecipients(address: string, tracing?: Tracing): Alert
     },
     async notificationEmails(userIds, ctx) {
       const out = new Map<number, string>();
-      // settings-service answers at most 1,000 ids a call.
-      for (let i = 0; i < userIds.length; i += 1000) {
-        const { emails } = await client.listNotificationEmails({ userIds: userIds.slice(i, i + 1000) }, ctx);
+      // settings-service answers at most MAX_NOTIFICATION_EMAIL_USERS ids a call.
+      for (let i = 0; i < userIds.length; i += MAX_NOTIFICATION_EMAIL_USERS) {
+        const ids = userIds.slice(i, i + MAX_NOTIFICATION_EMAIL_USERS);
+        const { emails } = await client.listNotificationEmails({ userIds: ids }, ctx);
         for (const e of emails) out.set(e.userId, e.email);
       }
       return out;

@@ -7,6 +7,7 @@ export * as alertSilencesV1 from "./gen/alert/v1/silences.js";
 export * as authV1 from "./gen/auth/v1/auth.js";
 export * as oncallV1 from "./gen/settings/v1/oncall.js";
 export * as settingsV1 from "./gen/settings/v1/settings.js";
+export { MAX_NOTIFICATION_EMAIL_USERS } from "./limits.js";
 export { PLAN_NAMES, planFromName, planName, planNameOrNull } from "./plans.js";
 
 /** The `proto/` folder at the repository root (the same from `src/` and `dist/`). */

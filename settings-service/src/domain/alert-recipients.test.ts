@@ -1,3 +1,4 @@
+import { MAX_NOTIFICATION_EMAIL_USERS } from "@tocsin/proto";
 import { rejectionReason } from "@tocsin/testing";
 import { beforeEach, describe, expect, it } from "vitest";
 import { SqliteSettingsStore } from "../store/sqlite-settings-store.js";
@@ -60,5 +61,10 @@ describe("alert recipients (PRODUCT.md section 9)", () => {
     expect(await rejectionReason(notificationEmails(store, [1], principal))).toBe("FORBIDDEN");
     const many = Array.from({ length: MAX_EMAIL_USERS + 1 }, (_, i) => i + 1);
     expect(await rejectionReason(notificationEmails(store, many, internal))).toBe("TOO_MANY_USERS");
+  });
+
+  it("enforces the limit the RPC's clients split their calls by", () => {
+    // The domain imports no generated code, so it keeps its own figure; this pins the two together.
+    expect(MAX_EMAIL_USERS).toBe(MAX_NOTIFICATION_EMAIL_USERS);
   });
 });

@@ -34,7 +34,7 @@ export async function resolveAlertRecipients(
   return out.sort((a, b) => a.userId - b.userId);
 }
 
-/** Ids one `notificationEmails` call may ask for. */
+/** Ids one `notificationEmails` call may ask for: the RPC's limit, `MAX_NOTIFICATION_EMAIL_USERS` of @tocsin/proto (pinned by a test). */
 export const MAX_EMAIL_USERS = 1000;
 
 /**
@@ -51,9 +51,6 @@ export async function notificationEmails(
   if (userIds.length > MAX_EMAIL_USERS)
     throw invalidArgument("TOO_MANY_USERS", `user_ids may hold at most ${MAX_EMAIL_USERS} ids`);
   if (userIds.length === 0) return new Map();
-  // Project 0 and no groups: no project has id 0, so only the global settings come back.
-  const stored = await store.listForUsers([...new Set(userIds)], 0, []);
-  return new Map(
-    stored.flatMap((s) => (s.sourceType === "global" && s.notificationEmail ? [[s.userId, s.notificationEmail] as const] : [])),
-  );
+  const stored = await store.listGlobal([...new Set(userIds)]);
+  return new Map(stored.flatMap((s) => (s.notificationEmail ? [[s.userId, s.notificationEmail] as const] : [])));
 }

@@ -46,6 +46,8 @@ export interface SettingsStore {
    * `groupIds`, in one read (recipient resolution).
    */
   listForUsers(userIds: readonly number[], projectId: number, groupIds: readonly number[]): Promise<StoredSetting[]>;
+  /** The global settings of `userIds` (those who saved one), in one read (paging's e-mails). */
+  listGlobal(userIds: readonly number[]): Promise<StoredSetting[]>;
   /** Resolves when the store answers (health). */
   ping(): Promise<void>;
   close(): Promise<void>;

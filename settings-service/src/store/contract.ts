@@ -162,6 +162,18 @@ export function describeSettingsStoreContract(name: string, makeStore: () => Pro
       expect(await fx.store.listForUsers([2], 10, [])).toHaveLength(1);
     });
 
+    it("lists the global settings of many users alone, in one read", async () => {
+      await fx.store.apply(global(1), change({ defaultLevel: "participating", notificationEmail: "one@example.com" }));
+      await fx.store.apply(global(2), change({ defaultLevel: "participating" }));
+      await fx.store.apply(project(1, 10), change({ level: "watch" })); // not global
+      await fx.store.apply(group(3, 5), change({ level: "mention" })); // not global
+      await fx.store.apply(global(4), change({ defaultLevel: "participating" })); // not asked for
+      const found = await fx.store.listGlobal([1, 2, 3]);
+      expect(found.map((s) => `${s.userId}:${s.sourceType}:${s.sourceId}`).sort()).toEqual(["1:global:0", "2:global:0"]);
+      expect(found.find((s) => s.userId === 1)?.notificationEmail).toBe("one@example.com");
+      expect(await fx.store.listGlobal([])).toEqual([]);
+    });
+
     it("reads a thousand users' settings in one call", async () => {
       const ids = Array.from({ length: 1000 }, (_, i) => i + 1);
       for (const u of ids.filter((u) => u % 10 === 0)) await fx.store.apply(project(u, 10), change({ level: "watch" }));

@@ -171,6 +171,14 @@ export class MongoSettingsStore implements SettingsStore {
     return docs.map(fromDoc);
   }
 
+  async listGlobal(userIds: readonly number[]): Promise<StoredSetting[]> {
+    if (userIds.length === 0) return [];
+    const docs = await this.settings
+      .find({ userId: { $in: [...userIds] }, sourceType: "global", sourceId: 0 }, { projection: { _id: 0 } })
+      .toArray();
+    return docs.map(fromDoc);
+  }
+
   async ping(): Promise<void> {
     await this.db.command({ ping: 1 });
   }

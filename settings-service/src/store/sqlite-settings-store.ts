@@ -50,6 +50,7 @@ export class SqliteSettingsStore implements SettingsStore {
   private readonly insert: Database.Statement<Row>;
   private readonly update: Database.Statement<Row>;
   private readonly selectMany: Database.Statement<{ users: string; project: number; groups: string }, Row>;
+  private readonly selectGlobal: Database.Statement<[string], Row>;
   private readonly applyTx: (key: SettingKey, change: SettingChange) => StoredSetting;
 
   constructor(file: string) {
@@ -72,6 +73,10 @@ export class SqliteSettingsStore implements SettingsStore {
          AND ((source_type = 'global' AND source_id = 0)
            OR (source_type = 'project' AND source_id = @project)
            OR (source_type = 'group' AND source_id IN (SELECT value FROM json_each(@groups))))`,
+    );
+    this.selectGlobal = this.db.prepare(
+      `SELECT * FROM notification_settings
+       WHERE user_id IN (SELECT value FROM json_each(?)) AND source_type = 'global' AND source_id = 0`,
     );
     // Read-merge-write inside one immediate transaction: atomic against other connections too.
     this.applyTx = this.db.transaction((key: SettingKey, change: SettingChange) => this.merge(key, change)).immediate as never;
@@ -110,6 +115,11 @@ export class SqliteSettingsStore implements SettingsStore {
     return this.selectMany
       .all({ users: JSON.stringify(userIds), project: projectId, groups: JSON.stringify(groupIds) })
       .map(fromRow);
+  }
+
+  async listGlobal(userIds: readonly number[]): Promise<StoredSetting[]> {
+    if (userIds.length === 0) return [];
+    return this.selectGlobal.all(JSON.stringify(userIds)).map(fromRow);
   }
 
   async ping(): Promise<void> {
