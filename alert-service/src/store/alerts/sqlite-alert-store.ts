@@ -71,11 +71,17 @@ function orderSql(q: AlertQuery): string {
 const RECORD_OP = `INSERT INTO alert_ops (op, alert_id, created, at) VALUES (?, ?, ?, ?)
   ON CONFLICT (op) DO UPDATE SET alert_id = excluded.alert_id, created = excluded.created WHERE alert_id IS NULL`;
 
-/** The new alert's row; its iid is the project's next (alerts are never deleted: no counter needed). */
+/**
+ * The new alert's row, with the notes written with it (`notes`, schema version 5); its iid is the
+ * project's next (alerts are never deleted: no counter needed).
+ */
 const INSERT_ALERT = `INSERT INTO alerts (project_id, iid, integration_id, title, description, severity, status, service,
-    monitoring_tool, hosts, events, fingerprint, started_at, ended_at, environment_name, payload, created_at, updated_at)
-  SELECT ?, COALESCE(MAX(iid), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?
+    monitoring_tool, hosts, events, fingerprint, started_at, ended_at, environment_name, payload, created_at, updated_at, notes)
+  SELECT ?, COALESCE(MAX(iid), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?
   FROM alerts WHERE project_id = ? RETURNING id, iid`;
+
+/** Notes written with an alert (`alerts.notes`), as stored. */
+type RowNotes = Array<{ key: string; note: string }>;
 
 export class SqliteAlertStore implements AlertStore {
   /** Transactions built once (`db.transaction` wraps a function; building it per call costs). */
@@ -113,8 +119,9 @@ export class SqliteAlertStore implements AlertStore {
   }
 
   /**
-   * The insert, its op record and its notes; run inside `insertTx`, which rolls the insert back
-   * when the op was applied already. The alert is built from what was written (no read back).
+   * The insert with its notes (in the row: no `alert_activity` rows) and its op record; run inside
+   * `insertTx`, which rolls the insert back when the op was applied already. The alert is built
+   * from what was written (no read back).
    */
   private insertNow(input: NewAlert): Alert {
     const a = input.alert;
@@ -138,17 +145,10 @@ export class SqliteAlertStore implements AlertStore {
       JSON.stringify(a.payload),
       at,
       at,
+      input.notes?.length ? JSON.stringify(input.notes.map(({ key, note }) => ({ key, note }))) : null,
       input.projectId,
     ) as { id: number; iid: number };
     if (prepared(this.db, RECORD_OP).run(input.opKey, id, 1, at).changes === 0) throw opApplied();
-    for (const n of input.notes ?? []) {
-      prepared(this.db, "INSERT OR IGNORE INTO alert_activity (alert_id, key, note, at) VALUES (?, ?, ?, ?)").run(
-        id,
-        n.key,
-        n.note,
-        at,
-      );
-    }
     return {
       id,
       projectId: input.projectId,
@@ -297,11 +297,27 @@ export class SqliteAlertStore implements AlertStore {
     );
   }
 
+  /**
+   * The notes written with the alert (`alerts.notes`, first, dated by its creation), then the later
+   * ones in the order written; a later note under the key of one written with the alert is that
+   * note again (idempotent by key, as `addActivity`'s INSERT OR IGNORE is among later notes).
+   */
   async activity(alertId: number): Promise<ActivityEntry[]> {
-    const rows = prepared(this.db, "SELECT note, at FROM alert_activity WHERE alert_id = ? ORDER BY seq").all(alertId) as Array<{
+    const alert = prepared(this.db, "SELECT notes, created_at FROM alerts WHERE id = ?").get(alertId) as
+      | { notes: string | null; created_at: number }
+      | undefined;
+    const embedded = alert?.notes ? (JSON.parse(alert.notes) as RowNotes) : [];
+    const rows = prepared(this.db, "SELECT key, note, at FROM alert_activity WHERE alert_id = ? ORDER BY seq").all(
+      alertId,
+    ) as Array<{
+      key: string;
       note: string;
       at: number;
     }>;
-    return rows.map((r) => ({ note: r.note, createdAt: new Date(r.at) }));
+    const keys = new Set(embedded.map((n) => n.key));
+    return [
+      ...embedded.map((n) => ({ note: n.note, createdAt: new Date(alert?.created_at ?? 0) })),
+      ...rows.filter((r) => !keys.has(r.key)).map((r) => ({ note: r.note, createdAt: new Date(r.at) })),
+    ];
   }
 }

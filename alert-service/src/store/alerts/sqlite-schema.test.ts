@@ -149,7 +149,7 @@ describe("alert tables on SQLite: an existing database is migrated in place", ()
   it("from version 0 keeps alerts, ids, iids, op records, outcomes and the rules on them", async () => {
     const db = v0Database();
     const { alerts, requests, incidents } = createSqliteAlertsStores(db);
-    expect(db.pragma("user_version", { simple: true })).toBe(4);
+    expect(db.pragma("user_version", { simple: true })).toBe(5);
     const columns = (db.prepare("PRAGMA table_info(alerts)").all() as Array<{ name: string }>).map((c) => c.name);
     expect(columns).not.toContain("create_op");
     expect(columns).toContain("acknowledged_at");
@@ -194,7 +194,7 @@ describe("alert tables on SQLite: an existing database is migrated in place", ()
 
     // Opening again changes nothing; the purge drops old op records and outcomes alike.
     createSqliteAlertsStores(db);
-    expect(db.pragma("user_version", { simple: true })).toBe(4);
+    expect(db.pragma("user_version", { simple: true })).toBe(5);
     await requests.purge(new Date(t0 + 10), new Date(t0 + 10));
     expect(await requests.jobOutcome("op-1")).toBeUndefined();
     expect(await alerts.findByOp(1, "op-4")).toMatchObject({ created: true });
@@ -213,7 +213,7 @@ describe("alert tables on SQLite: an existing database is migrated in place", ()
     );
     db.pragma("user_version = 2");
     const reopened = createSqliteAlertsStores(db).alerts;
-    expect(db.pragma("user_version", { simple: true })).toBe(4);
+    expect(db.pragma("user_version", { simple: true })).toBe(5);
     const total = async (status?: "triggered" | "acknowledged" | "resolved") =>
       (await reopened.list(1, { status, orderBy: "created_at", sort: "desc", offset: 0, limit: 1 })).total;
     expect([await total(), await total("triggered"), await total("acknowledged")]).toEqual([5, 4, 1]);
@@ -234,11 +234,41 @@ describe("alert tables on SQLite: an existing database is migrated in place", ()
     db.exec("CREATE INDEX alerts_project_started ON alerts (project_id, started_at)");
     db.pragma("user_version = 3");
     const reopened = createSqliteAlertsStores(db).alerts;
-    expect(db.pragma("user_version", { simple: true })).toBe(4);
+    expect(db.pragma("user_version", { simple: true })).toBe(5);
     expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'alerts_project_started'").get()).toBeUndefined();
     await reopened.create(newAlert(1, "op-new", "g"));
     const listed = await reopened.list(1, { orderBy: "started_at", sort: "desc", offset: 0, limit: 10 });
     expect([listed.total, listed.alerts.length]).toEqual([4, 4]);
+    db.close();
+  });
+
+  it("from version 4 adds the notes written with an alert, and still reads the notes of older alerts", async () => {
+    const db = new Database(":memory:");
+    const { alerts } = createSqliteAlertsStores(db);
+    const old = await alerts.create(newAlert(1, "op-old", "f-old"));
+    // The layout of version 4: no notes column; a new alert's notes were rows of alert_activity.
+    db.exec("ALTER TABLE alerts DROP COLUMN notes");
+    db.prepare(
+      "INSERT INTO alert_activity (alert_id, key, note, at) VALUES (?, 'op-old:alert', 'logged an alert from **tool**', ?)",
+    ).run(old.id, t0);
+    db.pragma("user_version = 4");
+    const reopened = createSqliteAlertsStores(db).alerts;
+    expect(db.pragma("user_version", { simple: true })).toBe(5);
+    await reopened.addActivity(old.id, "later", "changed the status to **Resolved**", new Date(t0 + 1));
+    expect((await reopened.activity(old.id)).map((e) => e.note)).toEqual([
+      "logged an alert from **tool**",
+      "changed the status to **Resolved**",
+    ]);
+    // A new alert's notes go into its row: alert_activity gets no row for them.
+    const rowsBefore = (db.prepare("SELECT COUNT(*) AS n FROM alert_activity").get() as { n: number }).n;
+    const created = await reopened.create({
+      ...newAlert(1, "op-new", "f-new"),
+      notes: [{ key: "op-new:alert", note: "logged an alert from **tool**" }],
+    });
+    expect((db.prepare("SELECT COUNT(*) AS n FROM alert_activity").get() as { n: number }).n).toBe(rowsBefore);
+    expect((await reopened.activity(created.id)).map((e) => [e.note, e.createdAt.getTime()])).toEqual([
+      ["logged an alert from **tool**", t0 + 60_000],
+    ]);
     db.close();
   });
 
