@@ -19,7 +19,7 @@
 // Every service runs in its own process from its build; every target is 127.0.0.1.
 import { parseArgs } from "node:util";
 import { SMTPServer } from "smtp-server";
-import { ADMIN_TOKEN, cpuSeconds, freePort, rest, startSystem, until } from "./alert-system.mjs";
+import { cpuSeconds, freePort, rest, startSystem, until } from "./alert-system.mjs";
 import { notifyEachAlertConfig, postEachAlert, startAlertmanager } from "./storm/alertmanager.mjs";
 
 const { values: opt } = parseArgs({

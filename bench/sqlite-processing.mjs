@@ -21,12 +21,13 @@
 //   (e.g. `git worktree add /tmp/old <commit> && cd /tmp/old && ln -s <repo>/node_modules . &&
 //   npx tsc -b alert-service`, then `--against /tmp/old`).
 import { execFileSync } from "node:child_process";
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { stormJob } from "./storm-job.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const { values: opt } = parseArgs({
@@ -113,36 +114,8 @@ async function silenceGate(lib, db, stores, n) {
 /** Job ids are request ids: time-ordered UUIDs from the gateway (v7), or a caller's random ones (v4). */
 let newId = randomUUID;
 
-/** The `i`-th distinct alert of a storm: a normalized ~150-byte alert with its own fingerprint. */
-function jobOf(tag, i) {
-  const title = `storm ${tag}-${i}`;
-  const payload = {
-    title,
-    description: "CPU above 90% on the web tier",
-    severity: "high",
-    service: "web",
-    monitoring_tool: "storm",
-  };
-  const id = newId();
-  return {
-    jobId: id,
-    requestId: id,
-    projectId: 1,
-    integrationId: 7,
-    alert: {
-      title,
-      description: payload.description,
-      service: "web",
-      monitoringTool: "storm",
-      hosts: [],
-      severity: "high",
-      startedAt: new Date().toISOString(),
-      fingerprint: createHash("sha1").update(title).digest("hex"),
-      source: "storm",
-      payload,
-    },
-  };
-}
+/** The `i`-th distinct alert of a storm (bench/storm-job.mjs), its job id from `newId`. */
+const jobOf = (tag, i) => stormJob(tag, i, newId());
 
 /** Statements run through better-sqlite3 (run/get/all/iterate, transactions' BEGIN/COMMIT included). */
 function countStatements(db) {

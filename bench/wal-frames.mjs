@@ -8,13 +8,13 @@
 //   npm run build && node bench/wal-frames.mjs [--warm 20000] [--alerts 10000] [--batch 32] [--sequential]
 // (--warm: open alerts made first, the fingerprint index's size; --batch: jobs per transaction, as
 // a lane batch; --sequential: fingerprints that sort in arrival order, to price the random ones.)
-import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { uuidV7 } from "@tocsin/core";
 import { openSqlite } from "@tocsin/store";
+import { stormJob } from "./storm-job.mjs";
 
 const { values: opt } = parseArgs({
   options: {
@@ -42,37 +42,8 @@ const deps = {
   reactions: createReactions([], (p) => stores.incidents.settings(p), undefined),
 };
 
-/** The `i`-th new alert of a pass: a normalized ~150-byte alert with a fingerprint of its own. */
-function jobOf(tag, i) {
-  const title = `storm ${tag}-${i}`;
-  const id = uuidV7();
-  const payload = {
-    title,
-    description: "CPU above 90% on the web tier",
-    severity: "high",
-    service: "web",
-    monitoring_tool: "storm",
-  };
-  const fingerprint = opt.sequential ? `${tag}-${String(i).padStart(10, "0")}` : createHash("sha1").update(title).digest("hex");
-  return {
-    jobId: id,
-    requestId: id,
-    projectId: 1,
-    integrationId: 7,
-    alert: {
-      title,
-      description: payload.description,
-      service: "web",
-      monitoringTool: "storm",
-      hosts: [],
-      severity: "high",
-      startedAt: new Date().toISOString(),
-      fingerprint,
-      source: "storm",
-      payload,
-    },
-  };
-}
+/** The `i`-th new alert of a pass (bench/storm-job.mjs); `--sequential`: fingerprints in arrival order. */
+const jobOf = (tag, i) => stormJob(tag, i, uuidV7(), opt.sequential ? `${tag}-${String(i).padStart(10, "0")}` : undefined);
 
 async function pass(tag, n) {
   const jobs = Array.from({ length: n }, (_, i) => jobOf(tag, i));
