@@ -67,8 +67,8 @@ const BATCH_ALERTS = 5_000;
 
 /**
  * SIGKILL of alert-service while monitors post. `backlog`: Alertmanager batches of 100 to the
- * Prometheus endpoint, which are accepted faster than they are processed; the kill waits until
- * at least 100 accepted alerts are not processed yet.
+ * Prometheus endpoint, all posted at once, which are accepted faster than they are processed; the
+ * kill waits until at least 100 accepted alerts are not processed yet.
  */
 async function crashAlertService(system: ChaosSystem, project: ChaosProject, run: string, backlog: boolean) {
   const total = backlog ? BATCH_ALERTS : ALERTS;
@@ -79,7 +79,9 @@ async function crashAlertService(system: ChaosSystem, project: ChaosProject, run
         key: project.prometheus.key,
         alerts: total,
         batch: BATCH,
-        concurrency: 8,
+        // Every post in flight at once: the whole load is accepted within a few posts' time, which
+        // processing cannot match (8 at a time let processing, once faster, keep up: no backlog).
+        concurrency: BATCH_ALERTS / BATCH,
         run,
       })
     : startLoad({ url: () => system.url, path: project.path, key: project.key, alerts: total, concurrency: CONCURRENCY, run });
