@@ -2,6 +2,7 @@ import { closeSync, fdatasync, openSync } from "node:fs";
 import type { Database as Db } from "better-sqlite3";
 import type { QueuedJob } from "../queue.js";
 import type { SyncWal } from "./options.js";
+import { insertAlone, insertPacked } from "./packs.js";
 import { queueUnavailable } from "./schema.js";
 
 interface PendingAdd {
@@ -18,7 +19,7 @@ interface PendingAdd {
 export class GroupCommit {
   private batch: PendingAdd[] = [];
   /** One transaction for every job of a group commit (created once: `db.transaction` is not free). */
-  private readonly insertAll: (items: Array<{ jobs: QueuedJob[] }>) => void;
+  private readonly insertAll: { immediate(items: Array<{ jobs: QueuedJob[] }>): void };
   /** Committed adds waiting for the WAL sync that makes them durable. */
   private unsynced: PendingAdd[] = [];
   private syncing: Promise<void> | undefined;
@@ -30,15 +31,14 @@ export class GroupCommit {
     private readonly file: string,
     sync: SyncWal | "fdatasync" | undefined,
     private readonly committed: (lanes: number[]) => void,
+    /** Each lane's undelayed jobs of a commit as one row (packs.ts; ordered queues). */
+    packs: boolean,
   ) {
     this.syncWal = sync === "fdatasync" ? (done) => this.fdatasyncWal(done) : sync;
-    const insert = db.prepare(
-      "INSERT OR IGNORE INTO jobs (id, name, lane, data, created_at, run_after) VALUES (?, ?, ?, ?, ?, ?)",
-    );
     this.insertAll = db.transaction((items: Array<{ jobs: QueuedJob[] }>) => {
       const now = Date.now();
-      for (const { jobs } of items)
-        for (const job of jobs) insert.run(job.id, job.name, job.lane, JSON.stringify(job.data), now, now + (job.delayMs ?? 0));
+      if (packs) insertPacked(db, items.length === 1 ? (items[0]?.jobs ?? []) : items.flatMap((item) => item.jobs), now);
+      else for (const { jobs } of items) for (const job of jobs) insertAlone(db, job, now);
     });
   }
 
@@ -55,7 +55,9 @@ export class GroupCommit {
     const items = this.batch;
     this.batch = [];
     try {
-      this.insertAll(items);
+      // IMMEDIATE: packing reads (known ids) before it writes, and a deferred transaction that
+      // read could not then write after the other thread's connection committed (SQLITE_BUSY).
+      this.insertAll.immediate(items);
     } catch (err) {
       for (const item of items) item.reject(queueUnavailable(err));
       return;

@@ -3,16 +3,18 @@ import type { Database as Db } from "better-sqlite3";
 import type { JobRow } from "./schema.js";
 
 /**
- * Claims the lane's next due jobs, at most `max`. Ordered: the head of the lane and the jobs
- * behind it up to the first that is not due (a retrying head holds the lane); `wait` is how long
- * until the head is due. Unordered: whichever jobs are due, earliest first.
+ * Reads the lane's next due rows, each a job or a pack of jobs (packs.ts). Ordered: the head of
+ * the lane and the rows behind it up to the first that is not due (a retrying head holds the
+ * lane), while they hold at most `max` jobs not yet ended (the head alone when it holds more);
+ * `wait` is how long until the head is due. Unordered (never packs): whichever jobs are due,
+ * earliest first, at most `max`.
  */
 export function nextDue(db: Db, lane: number, max: number, ordered: boolean): { jobs: JobRow[]; wait: number } {
   const now = Date.now();
   if (!ordered) {
     const jobs = prepared(
       db,
-      "SELECT seq, id, name, data, attempts, run_after FROM jobs WHERE lane = ? AND status = 'pending' AND run_after <= ? ORDER BY run_after, seq LIMIT ?",
+      "SELECT seq, id, name, data, attempts, run_after, units, done, result FROM jobs WHERE lane = ? AND status = 'pending' AND run_after <= ? ORDER BY run_after, seq LIMIT ?",
     ).all(lane, now, max) as JobRow[];
     if (jobs.length) return { jobs, wait: 0 };
     // Sleep until the earliest delayed job is due (a timer fires on time, not up to 1 s late).
@@ -21,15 +23,24 @@ export function nextDue(db: Db, lane: number, max: number, ordered: boolean): { 
     };
     return { jobs, wait: first.at === null ? 1000 : Math.max(1, first.at - now) };
   }
-  const rows = prepared(
+  // Stepped row by row, not LIMIT max: a pack's row holds many jobs, and a batch reads only the
+  // rows it runs (and the one after them).
+  const jobs: JobRow[] = [];
+  let units = 0;
+  for (const row of prepared(
     db,
-    "SELECT seq, id, name, data, attempts, run_after FROM jobs WHERE lane = ? AND status = 'pending' ORDER BY seq LIMIT ?",
-  ).all(lane, max) as JobRow[];
-  const head = rows[0];
-  if (!head) return { jobs: [], wait: 1000 };
-  if (head.run_after > now) return { jobs: [], wait: head.run_after - now };
-  const due = rows.findIndex((r) => r.run_after > now);
-  return { jobs: due < 0 ? rows : rows.slice(0, due), wait: 0 };
+    "SELECT seq, id, name, data, attempts, run_after, units, done, result FROM jobs WHERE lane = ? AND status = 'pending' ORDER BY seq",
+  ).iterate(lane) as IterableIterator<JobRow>) {
+    if (row.run_after > now) {
+      if (jobs.length === 0) return { jobs, wait: row.run_after - now };
+      break;
+    }
+    if (jobs.length > 0 && units + row.units - row.done > max) break;
+    jobs.push(row);
+    units += row.units - row.done;
+    if (units >= max) break;
+  }
+  return { jobs, wait: jobs.length ? 0 : 1000 };
 }
 
 /** The lanes' idle loops: each sleeps until its next job is due or it is woken. */

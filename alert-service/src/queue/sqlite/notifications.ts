@@ -3,6 +3,7 @@ import { prepared } from "@tocsin/store";
 import type { Database as Db } from "better-sqlite3";
 import type { JobResult } from "../queue.js";
 import type { EndedJob } from "./options.js";
+import { packedEnd } from "./packs.js";
 
 /** The ends of jobs: counted, and announced to whoever waits for one (`waitFor`). */
 export class JobEnds {
@@ -42,7 +43,9 @@ export class JobEnds {
   }
 
   counts() {
-    const { n } = prepared(this.db, "SELECT COUNT(*) AS n FROM jobs WHERE status = 'pending'").get() as { n: number };
+    const { n } = prepared(this.db, "SELECT COALESCE(SUM(units - done), 0) AS n FROM jobs WHERE status = 'pending'").get() as {
+      n: number;
+    };
     return { pending: n, processed: this.processed, failed: this.failed };
   }
 
@@ -52,6 +55,6 @@ export class JobEnds {
       | undefined;
     if (row?.status === "completed") return { state: "completed", result: JSON.parse(row.result ?? "null") };
     if (row?.status === "failed") return { state: "failed", error: row.error ?? "" };
-    return undefined;
+    return row ? undefined : packedEnd(this.db, id);
   }
 }

@@ -2,7 +2,11 @@ import { unavailable } from "@tocsin/core";
 import { openSqlite } from "@tocsin/store";
 import type { Database as Db } from "better-sqlite3";
 
-/** A pending job as the lanes read it. */
+/**
+ * A pending row as the lanes read it: one job, or a pack of `units` jobs (packs.ts) of which the
+ * first `done` have ended (their results in `result`, a JSON array); `attempts` counts the runs of
+ * the job at index `done`.
+ */
 export interface JobRow {
   seq: number;
   id: string;
@@ -10,6 +14,9 @@ export interface JobRow {
   data: string;
   attempts: number;
   run_after: number;
+  units: number;
+  done: number;
+  result: string | null;
 }
 
 const SCHEMA = `
@@ -25,14 +32,29 @@ CREATE TABLE IF NOT EXISTS jobs (
   result TEXT,
   error TEXT,
   created_at INTEGER NOT NULL,
-  finished_at INTEGER
+  finished_at INTEGER,
+  units INTEGER NOT NULL DEFAULT 1,
+  done INTEGER NOT NULL DEFAULT 0
 );
-DROP INDEX IF EXISTS jobs_lane_pending;
-DROP INDEX IF EXISTS jobs_finished;
-CREATE INDEX IF NOT EXISTS jobs_pending ON jobs (lane, seq) WHERE status = 'pending';
+CREATE TABLE IF NOT EXISTS job_units (
+  id TEXT PRIMARY KEY,
+  seq INTEGER NOT NULL,
+  idx INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS job_units_seq ON job_units (seq);
 `;
 // Only pending jobs are indexed (beside the id): an add writes one index entry besides the id's,
 // an end removes it. Finished jobs are swept by seq ranges (see sweep.ts), not through an index.
+// The index holds how many jobs each pending row has left (units - done), so that counting the
+// waiting jobs reads it alone, not the rows (a pack's row spans overflow pages before those
+// columns). `job_units` names the jobs packed in a row (packs.ts): a job's id, its row and its
+// place in it.
+const INDEXES = `
+DROP INDEX IF EXISTS jobs_lane_pending;
+DROP INDEX IF EXISTS jobs_finished;
+DROP INDEX IF EXISTS jobs_pending;
+CREATE INDEX IF NOT EXISTS jobs_pending_units ON jobs (lane, seq, units, done) WHERE status = 'pending';
+`;
 
 /**
  * Opens the queue's file with its table. The connection commits with synchronous NORMAL (WAL):
@@ -52,7 +74,22 @@ export function openQueueDb(file: string, checkpoints: boolean): Db {
   const db = openSqlite(file);
   if (!checkpoints) db.pragma("wal_autocheckpoint = 0");
   db.exec(SCHEMA);
+  addPackColumns(db);
+  db.exec(INDEXES);
   return db;
+}
+
+/** A file written before packs gains their two columns (its rows are single jobs: 1 unit, none done). */
+function addPackColumns(db: Db): void {
+  const hasUnits = () => (db.prepare("PRAGMA table_info(jobs)").all() as Array<{ name: string }>).some((c) => c.name === "units");
+  if (hasUnits()) return;
+  // Checked again under the write lock: the other thread's connection may have added them meanwhile.
+  db.transaction(() => {
+    if (hasUnits()) return;
+    db.exec(
+      "ALTER TABLE jobs ADD COLUMN units INTEGER NOT NULL DEFAULT 1; ALTER TABLE jobs ADD COLUMN done INTEGER NOT NULL DEFAULT 0",
+    );
+  }).immediate();
 }
 
 /** The port's promise: a job that could not be stored is UNAVAILABLE, never a driver error. */

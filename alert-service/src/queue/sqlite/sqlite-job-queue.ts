@@ -14,6 +14,7 @@ import { GroupCommit } from "./group-commit.js";
 import { LaneSleepers, nextDue } from "./lanes.js";
 import { JobEnds } from "./notifications.js";
 import type { EndedJob, SqliteQueueOptions } from "./options.js";
+import { unitsOf } from "./packs.js";
 import { type BatchEnd, createBatchRecorder, endOfBatch, type RetryRules } from "./retries.js";
 import { type JobRow, openQueueDb } from "./schema.js";
 import { FinishedJobSweeper } from "./sweep.js";
@@ -41,10 +42,16 @@ export class SqliteJobQueue implements JobQueue {
   constructor(private readonly opts: SqliteQueueOptions) {
     this.db = openQueueDb(opts.file, opts.checkpoints !== false);
     const durable = (opts.synchronous ?? "FULL") === "FULL" && opts.file !== ":memory:";
-    this.commits = new GroupCommit(this.db, opts.file, durable ? (opts.syncWal ?? "fdatasync") : undefined, (lanes) => {
-      this.wake(lanes);
-      opts.onCommit?.(lanes);
-    });
+    this.commits = new GroupCommit(
+      this.db,
+      opts.file,
+      durable ? (opts.syncWal ?? "fdatasync") : undefined,
+      (lanes) => {
+        this.wake(lanes);
+        opts.onCommit?.(lanes);
+      },
+      opts.ordered !== false,
+    );
     this.record = createBatchRecorder(this.db);
     this.ends = new JobEnds(this.db);
     this.sweeper = new FinishedJobSweeper(this.db, opts.retainMs ?? 3_600_000);
@@ -97,18 +104,18 @@ export class SqliteJobQueue implements JobQueue {
     }
   }
 
-  /** Runs a batch, records its end in one transaction, and tells of the jobs that ended. */
+  /** Runs a batch (the rows' jobs, packs unpacked), records its end in one transaction, and tells of the jobs that ended. */
   private async runBatch(rows: JobRow[], worker: BatchWorker): Promise<void> {
-    const running = rows.map((r) => ({ id: r.id, name: r.name, data: JSON.parse(r.data), attempt: r.attempts + 1 }));
+    const units = unitsOf(rows, worker.maxJobs);
     let outcomes: JobOutcome[];
     try {
-      outcomes = await worker.batch(running);
+      outcomes = await worker.batch(units.map((unit) => unit.job));
     } catch (error) {
       outcomes = [{ ok: false, error }];
     }
-    const end = endOfBatch(rows, outcomes, this.rules);
+    const end = endOfBatch(units, outcomes, this.rules);
     this.record(end);
-    const told = end.ended.map(({ row, result }) => ({ id: row.id, result }));
+    const told = end.ended.map(({ unit, result }) => ({ id: unit.job.id, result }));
     this.ends.told(told);
     if (told.length) this.opts.onEnded?.(told);
   }

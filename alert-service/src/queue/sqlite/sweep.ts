@@ -35,6 +35,14 @@ export class FinishedJobSweeper {
     const bound = past.at(-1);
     if (!bound) return;
     this.sweeps = this.sweeps.filter((s) => s.at > bound.at);
-    prepared(this.db, "DELETE FROM jobs WHERE seq <= ? AND status <> 'pending' AND finished_at < ?").run(bound.seq, cutoff);
+    const sweep = this.db.transaction(() => {
+      // A pack's jobs go with its row.
+      prepared(
+        this.db,
+        "DELETE FROM job_units WHERE seq IN (SELECT seq FROM jobs WHERE seq <= ? AND status <> 'pending' AND finished_at < ? AND units > 1)",
+      ).run(bound.seq, cutoff);
+      prepared(this.db, "DELETE FROM jobs WHERE seq <= ? AND status <> 'pending' AND finished_at < ?").run(bound.seq, cutoff);
+    });
+    sweep.immediate();
   }
 }
