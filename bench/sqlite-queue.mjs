@@ -34,6 +34,8 @@ const { values: opt } = parseArgs({
     producers: { type: "string", default: "50" },
     seconds: { type: "string", default: "3" },
     against: { type: "string" },
+    // Pads each job's payload to about this many bytes of JSON (the storm's jobs are ≈ 900).
+    bytes: { type: "string", default: "0" },
   },
 });
 const JOBS = Number(opt.jobs);
@@ -43,7 +45,13 @@ const logger = { error() {}, warn() {}, info() {}, debug() {}, child: () => logg
 const data = {
   projectId: 1,
   integrationId: 2,
-  payloadJson: JSON.stringify({ title: "disk full on db-7", severity: "high", monitoring_tool: "bench", host: "db-7" }),
+  payloadJson: JSON.stringify({
+    title: "disk full on db-7",
+    severity: "high",
+    monitoring_tool: "bench",
+    host: "db-7",
+    description: "x".repeat(Math.max(0, Number(opt.bytes) - 300)),
+  }),
   receivedAt: new Date().toISOString(),
   requestId: "0190f5c2-0000-7000-8000-000000000000",
 };
@@ -126,7 +134,9 @@ for (let round = 0; round < Number(opt.rounds); round++)
   for (const [name, root] of builds) results[name].push(await once(root, `${round}${name.length}`));
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-console.log(`SQLite queue: ${JOBS} jobs, ${GROUP} adds per group commit, median of ${opt.rounds} rounds (µs of CPU per job)`);
+console.log(
+  `SQLite queue: ${JOBS} jobs of ≈ ${JSON.stringify(data).length} bytes, ${GROUP} adds per group commit, median of ${opt.rounds} rounds (µs of CPU per job)`,
+);
 for (const [name, root] of builds) {
   const rs = results[name];
   const add = median(rs.map((r) => r.add));

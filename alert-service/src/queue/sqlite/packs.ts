@@ -32,11 +32,16 @@ export interface Unit {
   job: RunningJob;
 }
 
-/** Whether a job of this id is stored (alone or packed) or was, and is not yet swept. */
-function known(db: Db, id: string): boolean {
-  return prepared(db, "SELECT EXISTS (SELECT 1 FROM jobs WHERE id = @id) OR EXISTS (SELECT 1 FROM job_units WHERE id = @id)")
-    .pluck()
-    .get({ id }) as unknown as boolean;
+/** The ids among `ids` stored (alone or packed) or stored before and not yet swept: one statement. */
+function known(db: Db, ids: string[]): Set<string> {
+  return new Set(
+    prepared(
+      db,
+      "SELECT j.value FROM json_each(?) j WHERE EXISTS (SELECT 1 FROM jobs WHERE id = j.value) OR EXISTS (SELECT 1 FROM job_units WHERE id = j.value)",
+    )
+      .pluck()
+      .all(JSON.stringify(ids)) as string[],
+  );
 }
 
 /**
@@ -59,9 +64,13 @@ export function insertPacked(db: Db, jobs: QueuedJob[], now: number): void {
       insertAlone(db, laneJobs[0] as QueuedJob, now, true);
       continue;
     }
+    const skip = known(
+      db,
+      laneJobs.map((job) => job.id),
+    );
     let pack: QueuedJob[] = [];
     for (const job of laneJobs) {
-      if (known(db, job.id)) continue;
+      if (skip.has(job.id)) continue;
       if (job.delayMs) {
         writePack(db, pack, now);
         pack = [];
@@ -104,8 +113,10 @@ function writePack(db: Db, jobs: QueuedJob[], now: number): void {
     db,
     "INSERT INTO jobs (id, name, lane, data, units, created_at, run_after) VALUES (?, ?, ?, ?, ?, ?, ?)",
   ).run(`pack:${first.id}`, PACK_NAME, first.lane, JSON.stringify(packed), jobs.length, now, now);
-  const unit = prepared(db, "INSERT INTO job_units (id, seq, idx) VALUES (?, ?, ?)");
-  for (const [idx, job] of jobs.entries()) unit.run(job.id, seq, idx);
+  prepared(db, "INSERT INTO job_units (id, seq, idx) SELECT value, ?, key FROM json_each(?)").run(
+    seq,
+    JSON.stringify(jobs.map((job) => job.id)),
+  );
 }
 
 /**
