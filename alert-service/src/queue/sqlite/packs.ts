@@ -89,12 +89,12 @@ export function insertPacked(db: Db, jobs: QueuedJob[], now: number): void {
 
 /**
  * The queue's write of a job alone (also every job of an unordered queue): a known id is skipped;
- * `packed`: an id known as a packed job's too.
+ * `orPacked`: an id known as a packed job's (in `job_units`) too.
  */
-export function insertAlone(db: Db, job: QueuedJob, now: number, packed = false): void {
+export function insertAlone(db: Db, job: QueuedJob, now: number, orPacked = false): void {
   prepared(
     db,
-    packed
+    orPacked
       ? "INSERT OR IGNORE INTO jobs (id, name, lane, data, created_at, run_after) SELECT @id, @name, @lane, @data, @now, @due WHERE NOT EXISTS (SELECT 1 FROM job_units WHERE id = @id)"
       : "INSERT OR IGNORE INTO jobs (id, name, lane, data, created_at, run_after) VALUES (@id, @name, @lane, @data, @now, @due)",
   ).run({ id: job.id, name: job.name, lane: job.lane, data: JSON.stringify(job.data), now, due: now + (job.delayMs ?? 0) });

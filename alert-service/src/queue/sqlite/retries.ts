@@ -61,6 +61,8 @@ export function createBatchRecorder(db: Db): (end: BatchEnd) => void {
       else packs.set(unit.row.seq, { row: unit.row, results: [result] });
     }
     for (const { row, results } of packs.values()) advance(db, row, results);
+    // After `advance`: a retry in a pack whose earlier jobs just ended sets the attempts that
+    // `advance` reset for the pack's new head.
     if (retry)
       prepared(db, "UPDATE jobs SET attempts = ?, run_after = ? WHERE seq = ?").run(
         retry.unit.job.attempt,
