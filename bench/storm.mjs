@@ -106,6 +106,11 @@ async function startTargets(stack) {
       count: () => listed(t),
       // Jobs accepted but not yet processed (GetIngestStats), read the moment wrk stops.
       backlog: async () => (await t.grpc.getIngestStats({}, { requestId: "storm-backlog" }).catch(() => null))?.pending ?? null,
+      // The backlog bound's counters (INGEST_BACKLOG_LIMIT): requests held, ms held, let in overdue.
+      held: async () => {
+        const s = await t.grpc.getIngestStats({}, { requestId: "storm-held" }).catch(() => null);
+        return s ? { held: Number(s.held), heldMs: Number(s.heldMs), overdue: Number(s.heldOverdue) } : null;
+      },
       settle: (expected, limitMs, t0) => waitProcessed(t, expected, limitMs, t0),
     });
   }

@@ -30,6 +30,13 @@ const schema = z
     MAIL_RETRY_INITIAL_MS: z.coerce.number().int().positive().default(30_000),
     MAIL_RETRY_MAX_MS: z.coerce.number().int().positive().default(3_600_000),
     MAIL_RETRY_FOR_HOURS: z.coerce.number().positive().default(25),
+    /**
+     * Backlog bound (issue 25, docs/alert-processing.md): while this many alerts wait for
+     * processing, webhook requests are held before their alerts are queued; 0 = never held.
+     */
+    INGEST_BACKLOG_LIMIT: z.coerce.number().int().min(0).max(10_000_000).default(5_000),
+    /** Longest hold of one request (ms): it is then queued and answered whatever the backlog. */
+    INGEST_BACKLOG_WAIT_MS: z.coerce.number().int().min(0).max(3_000).default(2_000),
     /** Default webhook budget of one integration per minute (PRODUCT.md section 10); 0 = unlimited. */
     WEBHOOK_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(6000),
     /** Length of one auto-resolve minute in ms: 60000; tests shorten it (auto_resolve_minutes: 1 → 1 s). */
@@ -75,6 +82,7 @@ const schema = z
     redisUrl: env.REDIS_URL,
     queuePrefix: env.QUEUE_PREFIX,
     webhookRateLimitPerMinute: env.WEBHOOK_RATE_LIMIT_PER_MINUTE,
+    backlog: { limit: env.INGEST_BACKLOG_LIMIT, maxWaitMs: env.INGEST_BACKLOG_WAIT_MS },
     autoResolveMinuteMs: env.AUTO_RESOLVE_MINUTE_MS,
     pagingSecondMs: env.PAGING_SECOND_MS,
     processingThread: env.ALERT_PROCESSING_THREAD === "true",

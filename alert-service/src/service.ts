@@ -16,6 +16,7 @@ import { createOncallDirectory } from "./clients/oncall-directory.js";
 import { createProjectAccess } from "./clients/project-access.js";
 import { createProjectMembers } from "./clients/project-members.js";
 import { type AlertServiceConfig, mongoDbName, queuePrefix } from "./config.js";
+import { createBacklogGate } from "./domain/alerts/backlog-gate.js";
 import type { AlertsStores } from "./domain/alerts/ports.js";
 import { type AlertsUseCases, createAlertsUseCases } from "./domain/alerts/use-cases.js";
 import type { IntegrationStore } from "./domain/integrations/ports.js";
@@ -153,6 +154,7 @@ export async function createAlertService(
     channels: channels.reactor,
     paging: { directory, members, mail: mail.pages, secretKey: config.secretKey, secondMs: config.pagingSecondMs },
     defaultRateLimitPerMinute: config.webhookRateLimitPerMinute,
+    backlog: config.backlog,
     usage: integrations.usage,
     autoResolveMinuteMs: config.autoResolveMinuteMs,
     ...(tracing ? { tracing } : {}),
@@ -261,6 +263,8 @@ export interface AlertsRuntimeOptions {
   defaultRateLimitPerMinute?: number;
   /** Length of one auto-resolve minute (60 000 ms; shorter in tests). */
   autoResolveMinuteMs?: number;
+  /** The backlog bound (INGEST_BACKLOG_LIMIT, INGEST_BACKLOG_WAIT_MS); unset: no request is held. */
+  backlog?: { limit: number; maxWaitMs: number };
   /** token_last_used_at of integrations (told of every accepted request). */
   usage?: { used(projectId: number, integrationId: number): void };
   /** Spans of the queue (producer at enqueue, consumer per run), when tracing is on. */
@@ -384,7 +388,11 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
     prefix: opts.queuePrefix ?? "tocsin",
     logger: opts.logger.child({ component: "intake-limit" }),
   });
+  const backlog = opts.backlog
+    ? createBacklogGate({ ...opts.backlog, pending: async () => (await jobs.stats()).pending })
+    : undefined;
   const useCases = createAlertsUseCases({
+    ...(backlog ? { backlog } : {}),
     limiter,
     defaultRateLimitPerMinute: opts.defaultRateLimitPerMinute ?? 0,
     ...(opts.usage ? { usage: opts.usage } : {}),
@@ -435,6 +443,7 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
     },
     async stop() {
       if (housekeeping) clearInterval(housekeeping);
+      backlog?.close();
       limiterRedis?.disconnect();
       await thread?.stop();
       processing?.stop();

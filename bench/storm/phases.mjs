@@ -17,13 +17,23 @@ const log = (...a) => console.log(`[${new Date().toISOString().slice(11, 19)}]`,
 export async function round(target, kind, { connections, seconds, drainLimitMs, label = kind }) {
   const spec = target[kind];
   const before = target.settle ? await target.count() : 0;
+  const heldBefore = (await target.held?.()) ?? null;
   const logBefore = target.logBytes?.() ?? 0;
   const t0 = performance.now();
   const { result, cpuS, machinePct } = await withCpu(target.pids, async () => {
     const w = await wrk({ ...spec, connections, seconds });
     const backlog = target.backlog ? await target.backlog() : null;
+    const heldAfter = (await target.held?.()) ?? null;
+    const held =
+      heldBefore && heldAfter
+        ? {
+            requests: heldAfter.held - heldBefore.held,
+            meanMs: Math.round((heldAfter.heldMs - heldBefore.heldMs) / Math.max(1, heldAfter.held - heldBefore.held)),
+            overdue: heldAfter.overdue - heldBefore.overdue,
+          }
+        : null;
     const processedMs = target.settle ? await target.settle(before + w.alerts, drainLimitMs, t0) : null;
-    return { ...w, processedMs, backlog };
+    return { ...w, processedMs, backlog, held };
   });
   const out = {
     ...result,
@@ -35,7 +45,8 @@ export async function round(target, kind, { connections, seconds, drainLimitMs, 
     logBytesPerAlert: target.logBytes ? Math.round((target.logBytes() - logBefore) / Math.max(1, result.alerts)) : undefined,
   };
   const proc = target.settle
-    ? `, processed in ${out.processedMs ?? "NOT DRAINED"} ms (${out.processedPerSec}/s), backlog at the end ${out.backlog} (${out.backlogPct} %)`
+    ? `, processed in ${out.processedMs ?? "NOT DRAINED"} ms (${out.processedPerSec}/s), backlog at the end ${out.backlog} (${out.backlogPct} %)` +
+      (out.held ? `, held ${out.held.requests} requests (mean ${out.held.meanMs} ms, ${out.held.overdue} overdue)` : "")
     : "";
   log(
     `${label} ${target.name}: ${out.rps} posts/s = ${out.alertsPerSec} alerts/s, p50 ${out.p50} p99 ${out.p99} ms, non-2xx ${out.non2xx}, errors ${out.errors}${proc}; cpu ms/alert`,

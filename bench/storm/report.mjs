@@ -73,6 +73,20 @@ export function kindTable(title, kind, targets, rounds) {
         : "—",
     ),
   ]);
+  // The backlog bound (INGEST_BACKLOG_LIMIT): requests held before queueing, their mean hold.
+  rows.push([
+    "requests held by the backlog bound (mean ms)",
+    ...targets.map((t) => {
+      const held = r(t)
+        .map((x) => x.held)
+        .filter(Boolean);
+      if (!t.settle || held.length === 0) return "—";
+      const requests = held.reduce((a, h) => a + h.requests, 0);
+      const ms = held.reduce((a, h) => a + h.meanMs * h.requests, 0);
+      const overdue = held.reduce((a, h) => a + h.overdue, 0);
+      return `${requests} (${requests ? Math.round(ms / requests) : 0} ms${overdue ? `, ${overdue} overdue` : ""})`;
+    }),
+  ]);
   rows.push([
     "p50 ms",
     ...targets.map((t) =>

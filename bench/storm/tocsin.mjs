@@ -41,10 +41,12 @@ export async function startTocsin(variant, { cpuProfDir } = {}) {
           ...(name === "alert" ? [] : [`--cpu-prof-name=${name}.cpuprofile`]),
         ]
       : [];
-  // ALERT_PROCESSING_THREAD=false in the bench's environment: processing on the accepting event loop (before/after).
+  // ALERT_PROCESSING_THREAD=false in the bench's environment: processing on the accepting event loop (before/after);
+  // INGEST_BACKLOG_LIMIT (0: no request held) and INGEST_BACKLOG_WAIT_MS likewise, for the backlog bound's before/after.
+  const passed = ["ALERT_PROCESSING_THREAD", "INGEST_BACKLOG_LIMIT", "INGEST_BACKLOG_WAIT_MS"].filter((k) => process.env[k]);
   const env = {
     LOG_LEVEL: "info",
-    ...(process.env.ALERT_PROCESSING_THREAD ? { ALERT_PROCESSING_THREAD: process.env.ALERT_PROCESSING_THREAD } : {}),
+    ...Object.fromEntries(passed.map((k) => [k, process.env[k]])),
     ...(ferret ? { MONGO_URL: ferret.url } : {}),
   };
   let sys;

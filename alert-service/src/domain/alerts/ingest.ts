@@ -2,6 +2,7 @@ import { AppError, type CallContext, type Clock, invalidArgument, notFound } fro
 import type { EscalationStore, ProjectMembers } from "../paging/ports.js";
 import type { IntegrationDirectory, ProjectAccess } from "../ports.js";
 import type { IntegrationRuntime, Tier } from "../types.js";
+import type { BacklogGate } from "./backlog-gate.js";
 import { type IntakeLimiter, isRecovery, type RateLimitState } from "./intake-limit.js";
 import type { AlertOutcome, NormalizedAlert } from "./model.js";
 import { normalizeGeneric } from "./normalize.js";
@@ -27,6 +28,8 @@ export interface IngestDeps {
   projects: ProjectAccess;
   integrations: IntegrationDirectory;
   clock: Clock;
+  /** The bound on the processing backlog (INGEST_BACKLOG_LIMIT); without it no request is held. */
+  backlog?: BacklogGate;
   /** Per-integration webhook budgets (section 10); without it nothing is limited. */
   limiter?: IntakeLimiter;
   /** Budget of an integration that sets none; 0 = unlimited. */
@@ -157,6 +160,8 @@ export async function ingest(deps: IngestDeps, req: IngestRequest, ctx: CallCont
   const rateLimit = deps.limiter && limit > 0 ? await deps.limiter.take(integration.id, limit, isRecovery(alerts)) : undefined;
   if (rateLimit?.throttled)
     return { requestId: ctx.requestId, fingerprints, outcomes: [], processed: false, replayed: false, rateLimit };
+  // Held here, once the request is known good and within its budget, before anything is written.
+  await deps.backlog?.admit(alerts.length, ctx.deadlineMs);
   const { requestId, replayed } = await reserveKey(deps, req, ctx.requestId, fingerprints);
   // The key stays reserved when the enqueue fails: a queue that timed out may have stored the
   // jobs all the same (Redis killed after its AOF write, before its answer). The client's retry

@@ -229,6 +229,13 @@ export interface QueueStats {
   failed: number;
 }
 
+/** GetIngestStats: the queue's counts and what the backlog bound did (backlog-gate.ts). */
+export interface IngestStats extends QueueStats {
+  held: number;
+  heldMs: number;
+  heldOverdue: number;
+}
+
 /**
  * The work queue. `enqueue*` resolves only once the job is durably stored; a job with the same
  * id as a known one is not added twice. Jobs of one lane key run one at a time, in order.

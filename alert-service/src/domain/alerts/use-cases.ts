@@ -11,8 +11,8 @@ import { type AlertOverview, alertOverview, openAlertsByProject, type ProjectOpe
 import type {
   AutoResolveJob,
   IncidentJob,
+  IngestStats,
   ProcessAlertJob,
-  QueueStats,
   StatusChangeJob,
   StatusChangeResult,
   UnsilenceJob,
@@ -27,7 +27,7 @@ import { unsilenceJob } from "./unsilence.js";
 export interface AlertsUseCases {
   ingest(req: IngestRequest, ctx: CallContext): Promise<IngestResult>;
   sendTestAlert(req: TestAlertRequest, ctx: CallContext): Promise<TestAlertResult>;
-  stats(): Promise<QueueStats>;
+  stats(): Promise<IngestStats>;
   listAlerts(
     req: q.ListAlertsRequest,
     ctx: CallContext,
@@ -77,7 +77,10 @@ export function createAlertsUseCases(deps: IngestDeps): AlertsUseCases {
   return {
     ingest: (req, ctx) => ingest(deps, req, ctx),
     sendTestAlert: (req, ctx) => sendTestAlert(deps, req, ctx),
-    stats: () => deps.jobs.stats(),
+    async stats() {
+      const held = deps.backlog?.stats() ?? { held: 0, heldMs: 0, overdue: 0 };
+      return { ...(await deps.jobs.stats()), held: held.held, heldMs: held.heldMs, heldOverdue: held.overdue };
+    },
     listAlerts: (req, ctx) => q.listAlerts(deps, req, ctx),
     getAlert: (p, iid, ctx) => q.getAlert(deps, p, iid, ctx),
     updateAlertStatus: (p, iid, status, ctx) => c.updateAlertStatus(deps, p, iid, status, ctx),

@@ -409,6 +409,14 @@ export interface GetIngestStatsResponse {
   pending: number;
   processed: number;
   failed: number;
+  /**
+   * The backlog bound (INGEST_BACKLOG_LIMIT) of this replica since it started: requests held
+   * before their alerts were queued, their total time held, and those let in at their longest
+   * hold (INGEST_BACKLOG_WAIT_MS) with the backlog still at the limit.
+   */
+  held: number;
+  heldMs: number;
+  heldOverdue: number;
 }
 
 export interface ActivityEntry {
@@ -5860,7 +5868,7 @@ export const GetIngestStatsRequest: MessageFns<GetIngestStatsRequest> = {
 };
 
 function createBaseGetIngestStatsResponse(): GetIngestStatsResponse {
-  return { pending: 0, processed: 0, failed: 0 };
+  return { pending: 0, processed: 0, failed: 0, held: 0, heldMs: 0, heldOverdue: 0 };
 }
 
 export const GetIngestStatsResponse: MessageFns<GetIngestStatsResponse> = {
@@ -5873,6 +5881,15 @@ export const GetIngestStatsResponse: MessageFns<GetIngestStatsResponse> = {
     }
     if (message.failed !== 0) {
       writer.uint32(24).int64(message.failed);
+    }
+    if (message.held !== 0) {
+      writer.uint32(32).int64(message.held);
+    }
+    if (message.heldMs !== 0) {
+      writer.uint32(40).int64(message.heldMs);
+    }
+    if (message.heldOverdue !== 0) {
+      writer.uint32(48).int64(message.heldOverdue);
     }
     return writer;
   },
@@ -5914,6 +5931,30 @@ export const GetIngestStatsResponse: MessageFns<GetIngestStatsResponse> = {
             message.failed = longToNumber(reader.int64());
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.held = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.heldMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.heldOverdue = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5931,6 +5972,17 @@ export const GetIngestStatsResponse: MessageFns<GetIngestStatsResponse> = {
       pending: isSet(object.pending) ? globalThis.Number(object.pending) : 0,
       processed: isSet(object.processed) ? globalThis.Number(object.processed) : 0,
       failed: isSet(object.failed) ? globalThis.Number(object.failed) : 0,
+      held: isSet(object.held) ? globalThis.Number(object.held) : 0,
+      heldMs: isSet(object.heldMs)
+        ? globalThis.Number(object.heldMs)
+        : isSet(object.held_ms)
+        ? globalThis.Number(object.held_ms)
+        : 0,
+      heldOverdue: isSet(object.heldOverdue)
+        ? globalThis.Number(object.heldOverdue)
+        : isSet(object.held_overdue)
+        ? globalThis.Number(object.held_overdue)
+        : 0,
     };
   },
 
@@ -5945,6 +5997,15 @@ export const GetIngestStatsResponse: MessageFns<GetIngestStatsResponse> = {
     if (message.failed !== 0) {
       obj.failed = Math.round(message.failed);
     }
+    if (message.held !== 0) {
+      obj.held = Math.round(message.held);
+    }
+    if (message.heldMs !== 0) {
+      obj.heldMs = Math.round(message.heldMs);
+    }
+    if (message.heldOverdue !== 0) {
+      obj.heldOverdue = Math.round(message.heldOverdue);
+    }
     return obj;
   },
 
@@ -5956,6 +6017,9 @@ export const GetIngestStatsResponse: MessageFns<GetIngestStatsResponse> = {
     message.pending = object.pending ?? 0;
     message.processed = object.processed ?? 0;
     message.failed = object.failed ?? 0;
+    message.held = object.held ?? 0;
+    message.heldMs = object.heldMs ?? 0;
+    message.heldOverdue = object.heldOverdue ?? 0;
     return message;
   },
 };
