@@ -23,7 +23,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { ROOT, startBaselineProcess } from "./alert-system.mjs";
 import { alertmanagerCount, startAlertmanager } from "./storm/alertmanager.mjs";
-import { median } from "./storm/measure.mjs";
+import { median, quiet } from "./storm/measure.mjs";
 import { correctness, pacedBaseline, pacedPhase, round } from "./storm/phases.mjs";
 import { kindTable, targetsTable } from "./storm/report.mjs";
 import { listed, startTocsin, waitProcessed } from "./storm/tocsin.mjs";
@@ -117,6 +117,10 @@ async function startTargets(stack) {
   return targets;
 }
 
+/** Every process of every target, for `quiet`. */
+const allPids = (targets) =>
+  Object.fromEntries(targets.flatMap((t) => Object.entries(t.pids).map(([k, pid]) => [`${t.name}/${k}`, pid])));
+
 async function main() {
   const started = new Date();
   const head = {
@@ -154,8 +158,11 @@ async function main() {
       for (const kind of ["single", "batch"]) {
         if (!CFG.only.includes(kind)) continue;
         const shape = kind === "single" ? SINGLE : BATCH;
-        for (const t of targets)
+        for (const t of targets) {
+          const waited = await quiet(allPids(targets));
+          if (waited > 1000) log(`waited ${waited} ms for the targets' processes to go idle`);
           rounds[t.name][kind].push(await round(t, kind, { ...shape, seconds: CFG.duration, drainLimitMs: CFG.drainLimitMs }));
+        }
       }
     }
     if (CFG.only.includes("paced")) {

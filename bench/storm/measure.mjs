@@ -17,6 +17,25 @@ export async function withCpu(pids, fn) {
   return { result, wallS, cpuS, machinePct };
 }
 
+/**
+ * Waits until the processes of `pids` ({name: pid}) together use under `idlePct` % of a core
+ * over `windowMs`, at most `maxMs`; resolves to the ms waited. Alertmanager keeps dispatching
+ * the alerts of its round after wrk stops (≈ 80 % of a core for tens of seconds after a batch
+ * round); the next target's round waits for it, so that no target is measured beside another's
+ * leftover work.
+ */
+export async function quiet(pids, { idlePct = 5, windowMs = 250, maxMs = 120_000 } = {}) {
+  const t0 = performance.now();
+  const total = () => Object.values(pids).reduce((s, pid) => s + (cpuSeconds(pid) ?? 0), 0);
+  for (;;) {
+    const before = total();
+    await new Promise((r) => setTimeout(r, windowMs));
+    const pct = (100 * (total() - before)) / (windowMs / 1000);
+    const waited = performance.now() - t0;
+    if (pct < idlePct || waited >= maxMs) return Math.round(waited);
+  }
+}
+
 /** CPU milliseconds per item of each process, rounded to 3 decimals. */
 export function perItem(cpuS, n) {
   if (!n) return {};
