@@ -5,11 +5,11 @@ import { systemClock } from "@tocsin/core";
 import { openSqlite } from "@tocsin/store";
 import { captureLogger, until } from "@tocsin/testing";
 import type Database from "better-sqlite3";
-import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { loadConfig } from "../alert-service/src/config.js";
 import { type AlertsRuntime, createAlertsRuntime } from "../alert-service/src/service.js";
 import { ctx, FakeWorld } from "./alert-processing.fixtures.js";
+import { dropQueueKeys, queueVariants } from "./queue-variants.js";
 
 /**
  * The backlog bound (issue 25, INGEST_BACKLOG_LIMIT): Alertmanager batches arrive faster than
@@ -17,19 +17,7 @@ import { ctx, FakeWorld } from "./alert-processing.fixtures.js";
  * backlog stays near the limit instead of growing with the storm, and every alert of every
  * request is still accepted (never refused) and processed.
  */
-const redisUrl = inject("redisUrl");
-if (!redisUrl) console.warn("[backlog bound] Redis unavailable: the BullMQ case is SKIPPED");
-const queues: Array<[string, { url: string; prefix: string } | undefined]> = [
-  ["SQLite queue", undefined],
-  ...(redisUrl
-    ? [
-        ["BullMQ", { url: redisUrl, prefix: `tocsin-backlog-${Math.random().toString(36).slice(2, 10)}` }] as [
-          string,
-          { url: string; prefix: string },
-        ],
-      ]
-    : []),
-];
+const queues = queueVariants("backlog bound", inject("redisUrl"));
 
 const LIMIT = 300;
 const BATCH = 100;
@@ -64,12 +52,7 @@ describe.each(queues)("the backlog bound (%s)", (_name, redis) => {
     await rt?.stop();
     sqlite?.close();
     rmSync(dataDir, { recursive: true, force: true });
-    if (redis) {
-      const client = new Redis(redis.url);
-      const keys = await client.keys(`${redis.prefix}:*`);
-      if (keys.length) await client.del(...keys);
-      client.disconnect();
-    }
+    await dropQueueKeys(redis);
   });
 
   /** One Alertmanager webhook of BATCH new alerts. */

@@ -6,30 +6,18 @@ import { systemClock } from "@tocsin/core";
 import { openSqlite } from "@tocsin/store";
 import { captureLogger, FakeClock, until } from "@tocsin/testing";
 import type Database from "better-sqlite3";
-import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { loadConfig } from "../alert-service/src/config.js";
 import { type AlertsRuntime, createAlertsRuntime, runsInThread } from "../alert-service/src/service.js";
 import { ctx, FakeWorld } from "./alert-processing.fixtures.js";
+import { dropQueueKeys, queueVariants } from "./queue-variants.js";
 
 /**
  * The embedded default (ALERT_PROCESSING_THREAD=true): the alert lanes run in a worker thread
  * with their own SQLite connections; the main thread accepts, waits for outcomes (`waitFor`) and
  * counts them. A thread that dies is logged and restarted, and what was queued meanwhile runs.
  */
-const redisUrl = inject("redisUrl");
-if (!redisUrl) console.warn("[processing thread] Redis unavailable: the BullMQ case is SKIPPED");
-const queues: Array<[string, { url: string; prefix: string } | undefined]> = [
-  ["SQLite queue", undefined],
-  ...(redisUrl
-    ? [
-        ["BullMQ", { url: redisUrl, prefix: `tocsin-thread-${Math.random().toString(36).slice(2, 10)}` }] as [
-          string,
-          { url: string; prefix: string },
-        ],
-      ]
-    : []),
-];
+const queues = queueVariants("processing thread", inject("redisUrl"));
 
 describe.each(queues)("alert processing in a worker thread (SQLite, %s)", (_name, redis) => {
   const dataDir = mkdtempSync(join(tmpdir(), "tocsin-processing-thread-"));
@@ -74,12 +62,7 @@ describe.each(queues)("alert processing in a worker thread (SQLite, %s)", (_name
     await rt?.stop();
     sqlite?.close();
     rmSync(dataDir, { recursive: true, force: true });
-    if (redis) {
-      const client = new Redis(redis.url);
-      const keys = await client.keys(`${redis.prefix}:*`);
-      if (keys.length) await client.del(...keys);
-      client.disconnect();
-    }
+    await dropQueueKeys(redis);
   });
 
   it("processes in another thread, and waitFor and the counts see its jobs end", async () => {

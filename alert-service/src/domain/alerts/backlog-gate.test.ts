@@ -21,6 +21,19 @@ describe("backlog gate", () => {
   });
 
   function setup(over: Partial<BacklogGateOptions> = {}) {
+    const { gate, queue } = build(over);
+    /** The queue holds `n` alerts, and the gate has read it (an admit starts its first read). */
+    const atBacklog = async (n: number) => {
+      queue.pending = n;
+      await vi.waitFor(async () => {
+        await gate.admit(0);
+        expect(queue.reads).toBeGreaterThan(0);
+      });
+    };
+    return { gate, queue, atBacklog };
+  }
+
+  function build(over: Partial<BacklogGateOptions>) {
     const queue = { pending: 0, reads: 0, down: false, hang: false };
     const gate = createBacklogGate({
       pending: async () => {
@@ -47,12 +60,8 @@ describe("backlog gate", () => {
   });
 
   it("holds requests at the limit and lets them in, in order, as processing drains the backlog", async () => {
-    const { gate, queue } = setup();
-    queue.pending = 150;
-    await vi.waitFor(async () => {
-      await gate.admit(0); // the first admit only starts the read
-      expect(queue.reads).toBeGreaterThan(0);
-    });
+    const { gate, queue, atBacklog } = setup();
+    await atBacklog(150);
     const first = admission(gate, 30, queue);
     const second = admission(gate, 30, queue);
     const third = admission(gate, 30, queue);
@@ -94,23 +103,15 @@ describe("backlog gate", () => {
   });
 
   it("lets a held request in after its longest hold, and counts it overdue", async () => {
-    const { gate, queue } = setup({ maxWaitMs: 30 });
-    queue.pending = 1000;
-    await vi.waitFor(async () => {
-      await gate.admit(0);
-      expect(queue.reads).toBeGreaterThan(0);
-    });
+    const { gate, atBacklog } = setup({ maxWaitMs: 30 });
+    await atBacklog(1000);
     await gate.admit(5);
     expect(gate.stats()).toMatchObject({ held: 1, overdue: 1 });
   });
 
   it("ends a hold a second before the caller's deadline", async () => {
-    const { gate, queue } = setup();
-    queue.pending = 1000;
-    await vi.waitFor(async () => {
-      await gate.admit(0);
-      expect(queue.reads).toBeGreaterThan(0);
-    });
+    const { gate, atBacklog } = setup();
+    await atBacklog(1000);
     await gate.admit(5, Date.now() + 1_050);
     expect(gate.stats()).toMatchObject({ held: 1, overdue: 1 });
     // A deadline under a second away: no hold at all.
@@ -119,12 +120,8 @@ describe("backlog gate", () => {
   });
 
   it("holds nobody while the queue does not answer", async () => {
-    const { gate, queue } = setup();
-    queue.pending = 1000;
-    await vi.waitFor(async () => {
-      await gate.admit(0);
-      expect(queue.reads).toBeGreaterThan(0);
-    });
+    const { gate, queue, atBacklog } = setup();
+    await atBacklog(1000);
     queue.down = true;
     const held = admission(gate, 5);
     await held.promise;
@@ -132,12 +129,8 @@ describe("backlog gate", () => {
   });
 
   it("holds nobody once a read of the backlog takes over a second", async () => {
-    const { gate, queue } = setup();
-    queue.pending = 1000;
-    await vi.waitFor(async () => {
-      await gate.admit(0);
-      expect(queue.reads).toBeGreaterThan(0);
-    });
+    const { gate, queue, atBacklog } = setup();
+    await atBacklog(1000);
     queue.hang = true;
     const held = admission(gate, 5);
     await held.promise;

@@ -22,7 +22,7 @@ export interface BacklogGateOptions {
 }
 
 /** What the gate did since the process started. */
-export interface BacklogGateStats {
+interface BacklogGateStats {
   /** Requests held. */
   held: number;
   /** Their total time held (ms). */

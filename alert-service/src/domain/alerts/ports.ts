@@ -223,7 +223,7 @@ export const unsilenceJobId = (job: Pick<UnsilenceJob, "alertId" | "at">) => `un
 /** `conflict`: another unresolved alert has the fingerprint (a reopen is refused). */
 export type StatusChangeResult = { changed: boolean } | { conflict: true };
 
-export interface QueueStats {
+interface QueueStats {
   pending: number;
   processed: number;
   failed: number;
