@@ -56,7 +56,7 @@ describe("backlog gate", () => {
     queue.pending = 40;
     await gate.admit(10);
     await gate.admit(10);
-    expect(gate.stats()).toEqual({ held: 0, heldMs: 0, overdue: 0 });
+    expect(gate.stats()).toEqual({ held: 0, heldMs: 0, heldOverdue: 0 });
   });
 
   it("holds requests at the limit and lets them in, in order, as processing drains the backlog", async () => {
@@ -84,7 +84,7 @@ describe("backlog gate", () => {
     expect(order).toEqual([0, 1, 2]);
     const stats = gate.stats();
     expect(stats.held).toBe(3);
-    expect(stats.overdue).toBe(0);
+    expect(stats.heldOverdue).toBe(0);
     expect(stats.heldMs).toBeGreaterThan(0);
   });
 
@@ -106,14 +106,14 @@ describe("backlog gate", () => {
     const { gate, atBacklog } = setup({ maxWaitMs: 30 });
     await atBacklog(1000);
     await gate.admit(5);
-    expect(gate.stats()).toMatchObject({ held: 1, overdue: 1 });
+    expect(gate.stats()).toMatchObject({ held: 1, heldOverdue: 1 });
   });
 
   it("ends a hold a second before the caller's deadline", async () => {
     const { gate, atBacklog } = setup();
     await atBacklog(1000);
     await gate.admit(5, Date.now() + 1_050);
-    expect(gate.stats()).toMatchObject({ held: 1, overdue: 1 });
+    expect(gate.stats()).toMatchObject({ held: 1, heldOverdue: 1 });
     // A deadline under a second away: no hold at all.
     await gate.admit(5, Date.now() + 500);
     expect(gate.stats().held).toBe(1);
@@ -125,7 +125,7 @@ describe("backlog gate", () => {
     queue.down = true;
     const held = admission(gate, 5);
     await held.promise;
-    expect(gate.stats().overdue).toBe(0);
+    expect(gate.stats().heldOverdue).toBe(0);
   });
 
   it("holds nobody once a read of the backlog takes over a second", async () => {
@@ -134,7 +134,7 @@ describe("backlog gate", () => {
     queue.hang = true;
     const held = admission(gate, 5);
     await held.promise;
-    expect(gate.stats()).toMatchObject({ held: 1, overdue: 0 });
+    expect(gate.stats()).toMatchObject({ held: 1, heldOverdue: 0 });
   });
 
   it("holds nothing with limit 0", async () => {

@@ -21,15 +21,18 @@ export interface BacklogGateOptions {
   sampleMs?: number;
 }
 
-/** What the gate did since the process started. */
-interface BacklogGateStats {
+/** What the gate did since the process started (GetIngestStats' fields of the same names). */
+export interface BacklogGateStats {
   /** Requests held. */
   held: number;
   /** Their total time held (ms). */
   heldMs: number;
   /** Held requests let in at their longest hold with the backlog still at the limit. */
-  overdue: number;
+  heldOverdue: number;
 }
+
+/** The stats of a process without a gate. */
+export const NO_HOLDS: Readonly<BacklogGateStats> = { held: 0, heldMs: 0, heldOverdue: 0 };
 
 export interface BacklogGate {
   /**
@@ -58,7 +61,7 @@ interface Held {
 export function createBacklogGate(opts: BacklogGateOptions): BacklogGate {
   const sampleMs = opts.sampleMs ?? DEFAULT_SAMPLE_MS;
   const held: Held[] = [];
-  const stats: BacklogGateStats = { held: 0, heldMs: 0, overdue: 0 };
+  const stats: BacklogGateStats = { ...NO_HOLDS };
   let sampled = 0;
   let sampledAt = Number.NEGATIVE_INFINITY;
   /** Alerts admitted since the last read began: not necessarily in it. */
@@ -132,7 +135,7 @@ export function createBacklogGate(opts: BacklogGateOptions): BacklogGate {
         resolve,
         timer: setTimeout(() => {
           held.splice(held.indexOf(h), 1);
-          stats.overdue++;
+          stats.heldOverdue++;
           letIn(h);
         }, waitMs),
       };

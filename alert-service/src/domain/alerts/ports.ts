@@ -1,3 +1,4 @@
+import type { BacklogGateStats } from "./backlog-gate.js";
 import type {
   ActivityEntry,
   Alert,
@@ -229,12 +230,8 @@ interface QueueStats {
   failed: number;
 }
 
-/** GetIngestStats: the queue's counts and what the backlog bound did (backlog-gate.ts). */
-export interface IngestStats extends QueueStats {
-  held: number;
-  heldMs: number;
-  heldOverdue: number;
-}
+/** GetIngestStats: the queue's counts and what the backlog bound did. */
+export interface IngestStats extends QueueStats, BacklogGateStats {}
 
 /**
  * The work queue. `enqueue*` resolves only once the job is durably stored; a job with the same

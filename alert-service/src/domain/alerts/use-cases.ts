@@ -3,6 +3,7 @@ import { type AckFromPageResult, acknowledgeFromPage } from "../paging/acknowled
 import { type PagingDeps, pageRuleJob, pageStartJob } from "../paging/escalation.js";
 import type { PageRuleJob, PageStartJob } from "../paging/ports.js";
 import { autoResolveJob } from "./auto-resolve.js";
+import { NO_HOLDS } from "./backlog-gate.js";
 import * as c from "./commands.js";
 import { incidentJob } from "./incidents.js";
 import { type IngestDeps, type IngestRequest, type IngestResult, ingest } from "./ingest.js";
@@ -78,8 +79,7 @@ export function createAlertsUseCases(deps: IngestDeps): AlertsUseCases {
     ingest: (req, ctx) => ingest(deps, req, ctx),
     sendTestAlert: (req, ctx) => sendTestAlert(deps, req, ctx),
     async stats() {
-      const held = deps.backlog?.stats() ?? { held: 0, heldMs: 0, overdue: 0 };
-      return { ...(await deps.jobs.stats()), held: held.held, heldMs: held.heldMs, heldOverdue: held.overdue };
+      return { ...(await deps.jobs.stats()), ...(deps.backlog?.stats() ?? NO_HOLDS) };
     },
     listAlerts: (req, ctx) => q.listAlerts(deps, req, ctx),
     getAlert: (p, iid, ctx) => q.getAlert(deps, p, iid, ctx),
