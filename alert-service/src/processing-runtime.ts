@@ -48,6 +48,11 @@ export interface AlertQueuesOptions {
   onEnded?: (jobs: EndedJob[]) => void;
   /** Local lanes: whether this connection checkpoints the WAL (not the accepting one when a thread processes). */
   checkpoints?: boolean;
+  /**
+   * Local lanes: one loop runs them all, each batch several lanes' due jobs (`mergeLanes`): for
+   * the synchronous SQLite stores, which run one batch at a time anyway.
+   */
+  mergeLanes?: boolean;
 }
 
 export interface AlertQueues {
@@ -98,6 +103,7 @@ export function openAlertQueues(opts: AlertQueuesOptions): AlertQueues {
       ...(opts.onCommit ? { onCommit: opts.onCommit } : {}),
       ...(opts.onEnded ? { onEnded: opts.onEnded } : {}),
       ...(opts.checkpoints === undefined ? {} : { checkpoints: opts.checkpoints }),
+      ...(opts.mergeLanes ? { mergeLanes: true } : {}),
     });
     timers = new SqliteJobQueue({
       file: memory ? ":memory:" : join(opts.dataDir, "alert-timers.db"),

@@ -355,6 +355,8 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
     onCommit: (committed) => thread?.wake(committed),
     // With the processing thread, its connection checkpoints the WAL (its job-end commits), not the accepting one.
     checkpoints: !threaded,
+    // The SQLite stores run one batch at a time (turns 1): one loop takes the lanes' jobs together.
+    mergeLanes: opts.sqlite !== undefined,
   });
   const processing = threaded
     ? undefined

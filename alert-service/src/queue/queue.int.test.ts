@@ -22,6 +22,16 @@ describeJobQueueContract("local (SQLite)", async () => {
   };
 });
 
+describeJobQueueContract("local (SQLite), one loop for every lane", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "tocsin-queue-"));
+  return {
+    open: async () => new SqliteJobQueue({ file: join(dir, "alert-queue.db"), logger, mergeLanes: true }),
+    cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+    batches: true,
+    lanesMerged: true,
+  };
+});
+
 describe("local (SQLite) queue housekeeping", () => {
   it("sweeps jobs that finished more than retainMs ago, never pending ones", async () => {
     const q = new SqliteJobQueue({ file: ":memory:", logger, retainMs: 0, sweepEveryMs: 20, backoff: () => 60_000 });
@@ -100,6 +110,78 @@ describe("local (SQLite) queue failures", () => {
       reason: "QUEUE_UNAVAILABLE",
       retryAfterSeconds: 5,
     });
+  });
+});
+
+describe("local (SQLite) queue, one loop for every lane (mergeLanes)", () => {
+  const nOf = (job: { data: unknown }) => (job.data as { key: string }).key;
+  const lanesOf = (lanes: number[], per: number) =>
+    lanes.flatMap((lane) =>
+      Array.from({ length: per }, (_, n) => ({ id: `l${lane}-${n}`, name: "n", lane, data: { key: `${lane}.${n}` } })),
+    );
+
+  it("hands one batch the due jobs of several lanes, each lane's in order, at most maxJobs", async () => {
+    const q = new SqliteJobQueue({ file: ":memory:", logger, mergeLanes: true });
+    await q.addBulk(lanesOf([1, 2, 3], 4));
+    const batches: string[][] = [];
+    await q.start({
+      maxJobs: 10,
+      batch: async (run) => {
+        batches.push(run.map(nOf));
+        return run.map(() => ({ ok: true, result: null }));
+      },
+    });
+    await until(async () => (await q.counts()).pending === 0);
+    await q.close();
+    expect(batches.flat().sort()).toEqual(
+      lanesOf([1, 2, 3], 4)
+        .map((j) => j.data.key)
+        .sort(),
+    );
+    // The first batch holds whole lanes while they fit: two lanes of four (a third would pass 10).
+    expect(batches[0]).toHaveLength(8);
+    expect(new Set(batches[0]?.map((key) => key.split(".")[0])).size).toBe(2);
+    for (const lane of ["1", "2", "3"]) {
+      const order = batches.flat().filter((key) => key.startsWith(`${lane}.`));
+      expect(order).toEqual([0, 1, 2, 3].map((n) => `${lane}.${n}`));
+    }
+  });
+
+  it("a failing job holds its own lane only: the other lanes' jobs run meanwhile", async () => {
+    const q = new SqliteJobQueue({ file: ":memory:", logger, mergeLanes: true, backoff: () => 60_000 });
+    await q.addBulk(lanesOf([1, 2], 3));
+    const ran: string[] = [];
+    await q.start({
+      maxJobs: 16,
+      batch: async (run) => {
+        const outcomes: JobOutcome[] = [];
+        for (const job of run) {
+          // Lane 1's head fails (retried in a minute): the batch stops there, as a batch worker does.
+          if (nOf(job) === "1.0") return [...outcomes, { ok: false, error: new Error("transient") }];
+          ran.push(nOf(job));
+          outcomes.push({ ok: true, result: null });
+        }
+        return outcomes;
+      },
+    });
+    await until(() => ran.length >= 3);
+    expect(await q.counts()).toMatchObject({ pending: 3 });
+    await q.close();
+    expect(ran.filter((key) => key.startsWith("2."))).toEqual(["2.0", "2.1", "2.2"]);
+    expect(ran.filter((key) => key.startsWith("1."))).toEqual([]);
+  });
+
+  it("wakes its one loop for a job committed to any lane", async () => {
+    const q = new SqliteJobQueue({ file: ":memory:", logger, mergeLanes: true });
+    const ran: string[] = [];
+    await q.start(async (job) => {
+      ran.push(nOf(job));
+    });
+    for (const lane of [0, 5, 7]) await q.add({ id: `w${lane}`, name: "n", lane, data: { key: `${lane}.0` } });
+    expect((await q.waitFor("w7", 7, 5000))?.state).toBe("completed");
+    await until(() => ran.length === 3);
+    await q.close();
+    expect(ran.sort()).toEqual(["0.0", "5.0", "7.0"]);
   });
 });
 

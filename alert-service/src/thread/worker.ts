@@ -59,6 +59,8 @@ const { lanes, queue, timers } = openAlertQueues({
   logger,
   tracing,
   onEnded: (jobs) => send({ type: "ended", jobs }),
+  // The thread's SQLite stores run one batch at a time: one loop takes the lanes' jobs together.
+  mergeLanes: true,
 });
 // The one composition root of processing, as in the main thread (processing-runtime.ts).
 const processing = createProcessing({

@@ -43,6 +43,27 @@ export function nextDue(db: Db, lane: number, max: number, ordered: boolean): { 
   return { jobs, wait: jobs.length ? 0 : 1000 };
 }
 
+/**
+ * The due rows of several lanes for one batch (`mergeLanes`): each lane's as `nextDue` reads
+ * them, from lane `first` on round the lanes, while they fit in `max` jobs; a lane's head larger
+ * than the room left waits for a batch that starts with its lane. `wait`: until the earliest
+ * head is due, when none is.
+ */
+export function dueAcrossLanes(db: Db, lanes: number, first: number, max: number): { jobs: JobRow[]; wait: number } {
+  const jobs: JobRow[] = [];
+  let room = max;
+  let wait = 1000;
+  for (let i = 0; i < lanes && room > 0; i++) {
+    const due = nextDue(db, (first + i) % lanes, room, true);
+    wait = Math.min(wait, due.wait);
+    const units = due.jobs.reduce((n, row) => n + row.units - row.done, 0);
+    if (units > room && jobs.length > 0) continue;
+    jobs.push(...due.jobs);
+    room -= units;
+  }
+  return { jobs, wait: jobs.length ? 0 : wait };
+}
+
 /** The lanes' idle loops: each sleeps until its next job is due or it is woken. */
 export class LaneSleepers {
   private readonly wakers = new Map<number, () => void>();

@@ -11,7 +11,7 @@ import {
   type QueuedJob,
 } from "../queue.js";
 import { GroupCommit } from "./group-commit.js";
-import { LaneSleepers, nextDue } from "./lanes.js";
+import { dueAcrossLanes, LaneSleepers, nextDue } from "./lanes.js";
 import { JobEnds } from "./notifications.js";
 import type { EndedJob, SqliteQueueOptions } from "./options.js";
 import { unitsOf } from "./packs.js";
@@ -27,6 +27,9 @@ import { FinishedJobSweeper } from "./sweep.js";
  * next start. A failing job is retried with backoff and holds its lane meanwhile, so order within
  * a lane is never broken.
  */
+/** The merged loop's key among the sleepers (lanes are 0…lanes-1). */
+const ALL_LANES = -1;
+
 export class SqliteJobQueue implements JobQueue {
   private readonly db: Db;
   private readonly lanes: number;
@@ -71,7 +74,12 @@ export class SqliteJobQueue implements JobQueue {
 
   /** Wakes the lanes' loops (jobs were committed to them, here or by another connection to the file). */
   wake(lanes: number[]): void {
-    this.sleepers.wake(lanes);
+    this.sleepers.wake(this.merged ? [ALL_LANES] : lanes);
+  }
+
+  /** One loop runs every lane (`mergeLanes`, ordered queues only). */
+  private get merged(): boolean {
+    return this.opts.mergeLanes === true && this.opts.ordered !== false;
   }
 
   /**
@@ -86,7 +94,9 @@ export class SqliteJobQueue implements JobQueue {
     if (this.running) return;
     this.running = true;
     const worker = asBatchWorker(run);
-    this.loops = Array.from({ length: this.lanes }, (_, lane) => this.loop(lane, worker));
+    this.loops = this.merged
+      ? [this.mergedLoop(worker)]
+      : Array.from({ length: this.lanes }, (_, lane) => this.loop(lane, worker));
     this.sweeper.start(this.opts.sweepEveryMs ?? 60_000);
   }
 
@@ -99,6 +109,21 @@ export class SqliteJobQueue implements JobQueue {
       }
       // Let I/O (requests, answers) through between batches: with the synchronous SQLite stores a
       // batch is a chain of microtasks that would otherwise hold the event loop for a whole lane.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      await this.runBatch(jobs, worker);
+    }
+  }
+
+  /** Every lane in one loop (`mergeLanes`): a batch of several lanes' due jobs, the first lane taken turns. */
+  private async mergedLoop(worker: BatchWorker): Promise<void> {
+    let first = 0;
+    while (this.running) {
+      const { jobs, wait } = dueAcrossLanes(this.db, this.lanes, first, worker.maxJobs);
+      first = (first + 1) % this.lanes;
+      if (jobs.length === 0) {
+        await this.sleepers.sleep(ALL_LANES, Math.max(1, Math.min(wait, 1000)));
+        continue;
+      }
       await new Promise<void>((resolve) => setImmediate(resolve));
       await this.runBatch(jobs, worker);
     }
