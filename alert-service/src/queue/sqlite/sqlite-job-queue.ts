@@ -94,36 +94,32 @@ export class SqliteJobQueue implements JobQueue {
     if (this.running) return;
     this.running = true;
     const worker = asBatchWorker(run);
+    const ordered = this.opts.ordered !== false;
+    let first = 0;
+    // Merged: one loop, each batch from several lanes, the first lane one further each time.
+    const merged = () => {
+      const due = dueAcrossLanes(this.db, this.lanes, first, worker.maxJobs);
+      first = (first + 1) % this.lanes;
+      return due;
+    };
     this.loops = this.merged
-      ? [this.mergedLoop(worker)]
-      : Array.from({ length: this.lanes }, (_, lane) => this.loop(lane, worker));
+      ? [this.loop(ALL_LANES, merged, worker)]
+      : Array.from({ length: this.lanes }, (_, lane) =>
+          this.loop(lane, () => nextDue(this.db, lane, worker.maxJobs, ordered), worker),
+        );
     this.sweeper.start(this.opts.sweepEveryMs ?? 60_000);
   }
 
-  private async loop(lane: number, worker: BatchWorker): Promise<void> {
+  /** Runs batches of what `due` reads while running; sleeps (as `key` among the sleepers) while nothing is due. */
+  private async loop(key: number, due: () => { jobs: JobRow[]; wait: number }, worker: BatchWorker): Promise<void> {
     while (this.running) {
-      const { jobs, wait } = nextDue(this.db, lane, worker.maxJobs, this.opts.ordered !== false);
+      const { jobs, wait } = due();
       if (jobs.length === 0) {
-        await this.sleepers.sleep(lane, Math.max(1, Math.min(wait, 1000)));
+        await this.sleepers.sleep(key, Math.max(1, Math.min(wait, 1000)));
         continue;
       }
       // Let I/O (requests, answers) through between batches: with the synchronous SQLite stores a
       // batch is a chain of microtasks that would otherwise hold the event loop for a whole lane.
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      await this.runBatch(jobs, worker);
-    }
-  }
-
-  /** Every lane in one loop (`mergeLanes`): a batch of several lanes' due jobs, the first lane taken turns. */
-  private async mergedLoop(worker: BatchWorker): Promise<void> {
-    let first = 0;
-    while (this.running) {
-      const { jobs, wait } = dueAcrossLanes(this.db, this.lanes, first, worker.maxJobs);
-      first = (first + 1) % this.lanes;
-      if (jobs.length === 0) {
-        await this.sleepers.sleep(ALL_LANES, Math.max(1, Math.min(wait, 1000)));
-        continue;
-      }
       await new Promise<void>((resolve) => setImmediate(resolve));
       await this.runBatch(jobs, worker);
     }
