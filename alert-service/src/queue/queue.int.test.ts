@@ -147,6 +147,24 @@ describe("local (SQLite) queue, one loop for every lane (mergeLanes)", () => {
     }
   });
 
+  it("takes lanes oldest job first: a bulk's lanes in the order its jobs came", async () => {
+    const q = new SqliteJobQueue({ file: ":memory:", logger, mergeLanes: true });
+    const job = (lane: number, n: number) => ({ id: `o${lane}-${n}`, name: "n", lane, data: { key: `${lane}.${n}` } });
+    await q.addBulk([job(6, 0), job(2, 0), job(6, 1), job(4, 0), job(2, 1)]);
+    await q.add(job(0, 0));
+    const batches: string[][] = [];
+    await q.start({
+      maxJobs: 16,
+      batch: async (run) => {
+        batches.push(run.map(nOf));
+        return run.map(() => ({ ok: true, result: null }));
+      },
+    });
+    await until(async () => (await q.counts()).pending === 0);
+    await q.close();
+    expect(batches.flat()).toEqual(["6.0", "6.1", "2.0", "2.1", "4.0", "0.0"]);
+  });
+
   it("a failing job holds its own lane only: the other lanes' jobs run meanwhile", async () => {
     const q = new SqliteJobQueue({ file: ":memory:", logger, mergeLanes: true, backoff: () => 60_000 });
     await q.addBulk(lanesOf([1, 2], 3));

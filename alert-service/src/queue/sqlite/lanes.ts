@@ -45,16 +45,25 @@ export function nextDue(db: Db, lane: number, max: number, ordered: boolean): { 
 
 /**
  * The due rows of several lanes for one batch (`mergeLanes`): each lane's as `nextDue` reads
- * them, from lane `first` on round the lanes, while they fit in `max` jobs; a lane's head larger
- * than the room left waits for a batch that starts with its lane. `wait`: until the earliest
- * head is due, when none is.
+ * them, lanes in the order of their oldest pending row (the oldest work first, and a group
+ * commit's lanes in the order its jobs came, as loops per lane were woken), while they fit in
+ * `max` jobs; a lane's head larger than the room left waits for a batch it comes first in.
+ * `wait`: until the earliest head is due, when none is.
  */
-export function dueAcrossLanes(db: Db, lanes: number, first: number, max: number): { jobs: JobRow[]; wait: number } {
+export function dueAcrossLanes(db: Db, lanes: number, max: number): { jobs: JobRow[]; wait: number } {
+  const head = prepared(db, "SELECT MIN(seq) FROM jobs WHERE lane = ? AND status = 'pending'").pluck();
+  const order: Array<{ lane: number; seq: number }> = [];
+  for (let lane = 0; lane < lanes; lane++) {
+    const seq = head.get(lane) as number | null;
+    if (seq !== null) order.push({ lane, seq });
+  }
+  order.sort((a, b) => a.seq - b.seq);
   const jobs: JobRow[] = [];
   let room = max;
   let wait = 1000;
-  for (let i = 0; i < lanes && room > 0; i++) {
-    const due = nextDue(db, (first + i) % lanes, room, true);
+  for (const { lane } of order) {
+    if (room <= 0) break;
+    const due = nextDue(db, lane, room, true);
     wait = Math.min(wait, due.wait);
     const units = due.jobs.reduce((n, row) => n + row.units - row.done, 0);
     if (units > room && jobs.length > 0) continue;

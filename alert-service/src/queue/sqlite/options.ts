@@ -38,8 +38,8 @@ export interface SqliteQueueOptions {
   ordered?: boolean;
   /**
    * true: one loop runs every lane (ordered queues only). Each batch takes the due jobs of several
-   * lanes, each lane's in order, up to the worker's `maxJobs`, starting one lane further each
-   * time; a failing job holds only its own lane. For a worker that runs one batch at a time
+   * lanes, each lane's in order, lanes in the order of their oldest job, up to the worker's
+   * `maxJobs`; a failing job holds only its own lane. For a worker that runs one batch at a time
    * anyway (the synchronous SQLite stores): one transaction of the stores and one end for jobs
    * that per-lane loops would take in as many batches as lanes have work (default false: a loop
    * per lane, lanes side by side).

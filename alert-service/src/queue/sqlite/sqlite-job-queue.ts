@@ -95,15 +95,8 @@ export class SqliteJobQueue implements JobQueue {
     this.running = true;
     const worker = asBatchWorker(run);
     const ordered = this.opts.ordered !== false;
-    let first = 0;
-    // Merged: one loop, each batch from several lanes, the first lane one further each time.
-    const merged = () => {
-      const due = dueAcrossLanes(this.db, this.lanes, first, worker.maxJobs);
-      first = (first + 1) % this.lanes;
-      return due;
-    };
     this.loops = this.merged
-      ? [this.loop(ALL_LANES, merged, worker)]
+      ? [this.loop(ALL_LANES, () => dueAcrossLanes(this.db, this.lanes, worker.maxJobs), worker)]
       : Array.from({ length: this.lanes }, (_, lane) =>
           this.loop(lane, () => nextDue(this.db, lane, worker.maxJobs, ordered), worker),
         );
