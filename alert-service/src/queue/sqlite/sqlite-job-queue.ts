@@ -19,17 +19,18 @@ import { type BatchEnd, createBatchRecorder, endOfBatch, type RetryRules } from 
 import { type JobRow, openQueueDb } from "./schema.js";
 import { FinishedJobSweeper } from "./sweep.js";
 
+/** The merged loop's key among the sleepers (lanes are 0…lanes-1). */
+const ALL_LANES = -1;
+
 /**
  * The durable queue on a SQLite file: a job is committed and its WAL synced to disk before `add`
  * resolves (group-commit.ts), each lane runs its jobs strictly in order one at a time (or, with a
  * BatchWorker, its due jobs in order in batches of up to `maxJobs`, whose ends are recorded in
- * one transaction: retries.ts), and jobs not finished when the process died run again on the
+ * one transaction: retries.ts; with `mergeLanes`, one loop's batches take several lanes' jobs),
+ * and jobs not finished when the process died run again on the
  * next start. A failing job is retried with backoff and holds its lane meanwhile, so order within
  * a lane is never broken.
  */
-/** The merged loop's key among the sleepers (lanes are 0…lanes-1). */
-const ALL_LANES = -1;
-
 export class SqliteJobQueue implements JobQueue {
   private readonly db: Db;
   private readonly lanes: number;
