@@ -115,17 +115,13 @@ describe("local (SQLite) queue failures", () => {
 
 describe("local (SQLite) queue, one loop for every lane (mergeLanes)", () => {
   const nOf = (job: { data: unknown }) => (job.data as { key: string }).key;
-  const lanesOf = (lanes: number[], per: number) =>
-    lanes.flatMap((lane) =>
-      Array.from({ length: per }, (_, n) => ({ id: `l${lane}-${n}`, name: "n", lane, data: { key: `${lane}.${n}` } })),
-    );
-
-  it("hands one batch the due jobs of several lanes, each lane's in order, at most maxJobs", async () => {
-    const q = new SqliteJobQueue({ file: ":memory:", logger, mergeLanes: true });
-    await q.addBulk(lanesOf([1, 2, 3], 4));
+  const job = (lane: number, n: number) => ({ id: `l${lane}-${n}`, name: "n", lane, data: { key: `${lane}.${n}` } });
+  const lanesOf = (lanes: number[], per: number) => lanes.flatMap((lane) => Array.from({ length: per }, (_, n) => job(lane, n)));
+  /** Runs the queue's jobs to the end with a batch worker that completes them all: the batches it was handed. */
+  const batchesOf = async (q: SqliteJobQueue, maxJobs: number) => {
     const batches: string[][] = [];
     await q.start({
-      maxJobs: 10,
+      maxJobs,
       batch: async (run) => {
         batches.push(run.map(nOf));
         return run.map(() => ({ ok: true, result: null }));
@@ -133,6 +129,13 @@ describe("local (SQLite) queue, one loop for every lane (mergeLanes)", () => {
     });
     await until(async () => (await q.counts()).pending === 0);
     await q.close();
+    return batches;
+  };
+
+  it("hands one batch the due jobs of several lanes, each lane's in order, at most maxJobs", async () => {
+    const q = new SqliteJobQueue({ file: ":memory:", logger, mergeLanes: true });
+    await q.addBulk(lanesOf([1, 2, 3], 4));
+    const batches = await batchesOf(q, 10);
     expect(batches.flat().sort()).toEqual(
       lanesOf([1, 2, 3], 4)
         .map((j) => j.data.key)
@@ -149,20 +152,9 @@ describe("local (SQLite) queue, one loop for every lane (mergeLanes)", () => {
 
   it("takes lanes oldest job first: a bulk's lanes in the order its jobs came", async () => {
     const q = new SqliteJobQueue({ file: ":memory:", logger, mergeLanes: true });
-    const job = (lane: number, n: number) => ({ id: `o${lane}-${n}`, name: "n", lane, data: { key: `${lane}.${n}` } });
     await q.addBulk([job(6, 0), job(2, 0), job(6, 1), job(4, 0), job(2, 1)]);
     await q.add(job(0, 0));
-    const batches: string[][] = [];
-    await q.start({
-      maxJobs: 16,
-      batch: async (run) => {
-        batches.push(run.map(nOf));
-        return run.map(() => ({ ok: true, result: null }));
-      },
-    });
-    await until(async () => (await q.counts()).pending === 0);
-    await q.close();
-    expect(batches.flat()).toEqual(["6.0", "6.1", "2.0", "2.1", "4.0", "0.0"]);
+    expect((await batchesOf(q, 16)).flat()).toEqual(["6.0", "6.1", "2.0", "2.1", "4.0", "0.0"]);
   });
 
   it("a failing job holds its own lane only: the other lanes' jobs run meanwhile", async () => {
