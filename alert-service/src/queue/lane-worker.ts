@@ -23,12 +23,15 @@ export type JobHandlers = Omit<AlertJobHandlers, "processAlert">;
 const JOB_BATCH = 64;
 
 /**
- * The same in the processing thread, halved: its batch transaction holds alert.db's write lock,
- * which the main thread's writes (integrations, idempotency keys, mail records) wait for
- * (≈ 5 ms at 32 new alerts; measured with the storm bench: 16 costs ≈ 15 % more CPU per alert,
- * 32 the same as 64). See docs/architecture.md, "The processing thread".
+ * The same in the processing thread, doubled: more new alerts per alert.db commit share the
+ * random leaves of the fingerprint index, the commit's WAL writes and the queue's batch end
+ * (`bench/sqlite-processing.mjs --alerts 40000`: 53 → 43–45 µs wall per new alert from 32 to 128;
+ * the storm's batches +18 % processed, bench/notes/2026-11-28-lock-waits.md). Its transaction holds
+ * alert.db's write lock longer (≈ 5 ms), which the main thread's writes wait for: the accept
+ * path's (idempotency keys, the queue's group commit) wait on a timer, off the event loop
+ * (`writeWhenFree`, GroupCommit). See docs/architecture.md, "The processing thread".
  */
-export const THREAD_JOB_BATCH = 32;
+export const THREAD_JOB_BATCH = 128;
 
 /** Lane batches in flight at once with BullMQ and the SQLite stores (see createJobWorker's turns). */
 export const BULLMQ_TURNS = 4;

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { silentLogger } from "@tocsin/core";
+import { openSqlite } from "@tocsin/store";
 import { until } from "@tocsin/testing";
 import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
@@ -87,6 +88,36 @@ describe("local (SQLite) queue durability", () => {
       code: "UNAVAILABLE",
       reason: "QUEUE_UNAVAILABLE",
     });
+    await q.close();
+    cleanup();
+  });
+
+  it("waits for a write lock another connection holds without stopping the event loop; adds made meanwhile follow in order", async () => {
+    const { file, cleanup } = onFile();
+    const q = new SqliteJobQueue({ file, logger });
+    await q.add({ id: "before", name: "n", lane: 0, data: {} });
+    // The processing thread ending a batch holds the file like this.
+    const holder = openSqlite(file);
+    holder.exec("BEGIN IMMEDIATE");
+    let ticks = 0;
+    const ticking = setInterval(() => ticks++, 1);
+    const settled: string[] = [];
+    const first = q.add({ id: "a", name: "n", lane: 0, data: {} }).then(() => settled.push("a"));
+    await until(() => ticks >= 3);
+    const second = q.add({ id: "b", name: "n", lane: 0, data: {} }).then(() => settled.push("b"));
+    await until(() => ticks >= 6);
+    expect(settled).toEqual([]);
+    holder.exec("COMMIT");
+    await Promise.all([first, second]);
+    clearInterval(ticking);
+    const ran: string[] = [];
+    await q.start(async (job) => {
+      ran.push(job.id);
+      return null;
+    });
+    await until(() => ran.length === 3);
+    expect(ran).toEqual(["before", "a", "b"]);
+    holder.close();
     await q.close();
     cleanup();
   });

@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
+import { WRITE_LOCK_TIMEOUT_MS } from "./write-lock.js";
 
 export interface SqliteOptions {
   /** `synchronous` of the connection; NORMAL (durable against a process crash in WAL mode) unless said. */
@@ -33,7 +34,7 @@ export function openSqlite(file: string, opts: SqliteOptions = {}): Database.Dat
   const db = new Database(file);
   db.pragma("journal_mode = WAL");
   db.pragma(`synchronous = ${opts.synchronous ?? "NORMAL"}`);
-  db.pragma("busy_timeout = 5000");
+  db.pragma(`busy_timeout = ${WRITE_LOCK_TIMEOUT_MS}`);
   db.pragma("temp_store = MEMORY");
   db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
   return db;

@@ -1,4 +1,5 @@
 import { closeSync, fdatasync, openSync } from "node:fs";
+import { isBusy, tryWrite, WRITE_LOCK_TIMEOUT_MS } from "@tocsin/store";
 import type { Database as Db } from "better-sqlite3";
 import type { QueuedJob } from "../queue.js";
 import type { SyncWal } from "./options.js";
@@ -14,7 +15,10 @@ interface PendingAdd {
 /**
  * Group commit: adds that arrive in the same turn of the event loop are written in one
  * transaction, and each resolves only once that commit is durable (its WAL synced, when `sync`
- * is given); `committed` is then told the lanes the jobs went to.
+ * is given); `committed` is then told the lanes the jobs went to. While another connection (the
+ * processing thread ending its batch) holds the file's write lock, the commit is tried again on
+ * a timer rather than in SQLite's busy handler, which would sleep the event loop; adds arriving
+ * meanwhile join it, after the earlier ones.
  */
 export class GroupCommit {
   private batch: PendingAdd[] = [];
@@ -25,9 +29,11 @@ export class GroupCommit {
   private syncing: Promise<void> | undefined;
   private readonly syncWal: SyncWal | undefined;
   private walFd: number | undefined;
+  /** When the adds of `batch` first found the write lock taken (undefined: not waiting for it). */
+  private lockedSince: number | undefined;
 
   constructor(
-    db: Db,
+    private readonly db: Db,
     private readonly file: string,
     sync: SyncWal | "fdatasync" | undefined,
     private readonly committed: (lanes: number[]) => void,
@@ -47,21 +53,30 @@ export class GroupCommit {
     if (jobs.length === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
       this.batch.push({ jobs, resolve, reject });
-      if (this.batch.length === 1) setImmediate(() => this.flush());
+      if (this.batch.length === 1 && this.lockedSince === undefined) setImmediate(() => this.flush());
     });
   }
 
   private flush(): void {
     const items = this.batch;
-    this.batch = [];
     try {
       // IMMEDIATE: packing reads (known ids) before it writes, and a deferred transaction that
       // read could not then write after the other thread's connection committed (SQLITE_BUSY).
-      this.insertAll.immediate(items);
+      tryWrite(this.db, () => this.insertAll.immediate(items));
     } catch (err) {
+      const since = this.lockedSince ?? Date.now();
+      if (isBusy(err) && Date.now() - since < WRITE_LOCK_TIMEOUT_MS) {
+        this.lockedSince = since;
+        setTimeout(() => this.flush(), 1);
+        return;
+      }
+      this.lockedSince = undefined;
+      this.batch = [];
       for (const item of items) item.reject(queueUnavailable(err));
       return;
     }
+    this.lockedSince = undefined;
+    this.batch = [];
     if (!this.syncWal) {
       this.settle(items);
       return;

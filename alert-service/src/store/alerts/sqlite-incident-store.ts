@@ -1,4 +1,4 @@
-import { prepared } from "@tocsin/store";
+import { prepared, writeWhenFree } from "@tocsin/store";
 import type { Database } from "better-sqlite3";
 import {
   type AlertOutcome,
@@ -150,8 +150,10 @@ export class SqliteRequestLog implements RequestLog {
       return { answer, existed: false };
     });
     // IMMEDIATE: a deferred transaction that reads, then writes, gets SQLITE_BUSY at once (no busy
-    // wait) when the processing thread committed to alert.db since the read began.
-    return tx.immediate();
+    // wait) when the processing thread committed to alert.db since the read began. On the
+    // accepting event loop, while the processing thread's batch holds alert.db: tried again on a
+    // timer, never asleep in SQLite's busy handler (writeWhenFree).
+    return writeWhenFree(this.db, () => tx.immediate());
   }
 
   /** The outcome goes into the job's op record (`alert_ops`): a row of its own when the job changed nothing. */

@@ -1,0 +1,47 @@
+import type { Database } from "better-sqlite3";
+
+/** How long a write waits for a file's write lock before it fails (the connections' busy_timeout). */
+export const WRITE_LOCK_TIMEOUT_MS = 5_000;
+/** Between two attempts at a locked file: a timer tick, so that the event loop runs meanwhile. */
+const RETRY_MS = 1;
+
+/** SQLite's "database is locked" (SQLITE_BUSY and its extended codes). */
+export function isBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code.startsWith("SQLITE_BUSY");
+}
+
+/**
+ * One attempt at `write` (an IMMEDIATE transaction or a single write statement) that fails at
+ * once with SQLITE_BUSY when another connection holds the file's write lock, instead of sleeping
+ * in SQLite's busy handler: that handler sleeps the calling thread (1, 2, 5, 10 … 100 ms, longer
+ * the more it failed), which on an event loop stops every request it serves. The connection's
+ * busy timeout is set back afterwards.
+ */
+export function tryWrite<T>(db: Database, write: () => T): T {
+  db.pragma("busy_timeout = 0");
+  try {
+    return write();
+  } finally {
+    db.pragma(`busy_timeout = ${WRITE_LOCK_TIMEOUT_MS}`);
+  }
+}
+
+/**
+ * Runs `write` (see `tryWrite`) until the write lock is free, each retry on a timer: the event
+ * loop serves other work while another thread's transaction holds the file, and a waiter tries
+ * every millisecond instead of backing off to 100 ms sleeps (with a writer that commits back to
+ * back, SQLite's backoff left a waiter out for 0.3–0.7 s: bench/lock-wait.mjs). Fails with the
+ * SQLITE_BUSY error after `timeoutMs`, as the busy timeout would.
+ */
+export async function writeWhenFree<T>(db: Database, write: () => T, timeoutMs = WRITE_LOCK_TIMEOUT_MS): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return tryWrite(db, write);
+    } catch (err) {
+      if (!isBusy(err) || Date.now() >= deadline) throw err;
+    }
+    await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+  }
+}
