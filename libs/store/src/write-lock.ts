@@ -19,11 +19,12 @@ export function isBusy(err: unknown): boolean {
  * busy timeout is set back afterwards.
  */
 export function tryWrite<T>(db: Database, write: () => T): T {
+  const timeout = db.pragma("busy_timeout", { simple: true }) as number;
   db.pragma("busy_timeout = 0");
   try {
     return write();
   } finally {
-    db.pragma(`busy_timeout = ${WRITE_LOCK_TIMEOUT_MS}`);
+    db.pragma(`busy_timeout = ${timeout}`);
   }
 }
 

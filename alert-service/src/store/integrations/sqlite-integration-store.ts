@@ -1,5 +1,5 @@
 import { AppError, alreadyExists } from "@tocsin/core";
-import { isDuplicateKey, prepared } from "@tocsin/store";
+import { isDuplicateKey, prepared, writeWhenFree } from "@tocsin/store";
 import type Database from "better-sqlite3";
 import type { IntegrationStore } from "../../domain/integrations/ports.js";
 import type { IntegrationPatch, IntegrationRecord, IntegrationType, NewIntegration } from "../../domain/integrations/types.js";
@@ -144,8 +144,10 @@ export function createSqliteIntegrationStore(db: Database.Database): Integration
         return duplicate(err);
       }
     },
+    // On the accept path (once a minute per integration): waits for the processing thread's
+    // batch on a timer, not asleep in SQLite's busy handler (writeWhenFree).
     async touch(projectId, id, at) {
-      stmt.touch.run({ projectId, id, at: at.getTime() });
+      await writeWhenFree(db, () => stmt.touch.run({ projectId, id, at: at.getTime() }));
     },
     async delete(projectId, id) {
       return stmt.delete.run(projectId, id).changes > 0;
