@@ -4,7 +4,8 @@ import type { IntegrationStore } from "../../domain/integrations/ports.js";
 import type { NewIntegration } from "../../domain/integrations/types.js";
 
 const at = new Date("2026-11-21T10:00:00.000Z");
-const http = (projectId: number, name: string, extra: Partial<NewIntegration> = {}): NewIntegration => ({
+/** A new HTTP integration of `projectId`, inactive unless `extra` says so (created at the contract's fixed time). */
+export const http = (projectId: number, name: string, extra: Partial<NewIntegration> = {}): NewIntegration => ({
   projectId,
   type: "http",
   name,

@@ -7,7 +7,7 @@ import { until } from "@tocsin/testing";
 import Database from "better-sqlite3";
 import { MongoClient } from "mongodb";
 import { describe, expect, inject, it } from "vitest";
-import { describeIntegrationStoreContract } from "./contract.js";
+import { describeIntegrationStoreContract, http } from "./contract.js";
 import { createMongoIntegrationStore } from "./mongo-integration-store.js";
 import { createSqliteIntegrationStore } from "./sqlite-integration-store.js";
 
@@ -22,19 +22,7 @@ describe("sqlite, alert.db's write lock held by the processing thread", () => {
     const file = join(dir, "alert.db");
     const db = openSqlite(file);
     const store = createSqliteIntegrationStore(db);
-    const at = new Date("2026-11-28T12:00:00Z");
-    const { id } = await store.insert({
-      projectId: 1,
-      type: "http",
-      name: "Monitor",
-      active: true,
-      payloadExample: "{}",
-      mapping: null,
-      apiUrl: "",
-      rateLimitPerMinute: null,
-      autoResolveMinutes: null,
-      createdAt: at,
-    });
+    const { id, createdAt: at } = await store.insert(http(1, "Monitor", { active: true }));
     const holder = openSqlite(file);
     holder.exec("BEGIN IMMEDIATE");
     let ticks = 0;
