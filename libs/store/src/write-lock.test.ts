@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { until } from "@tocsin/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { openSqlite } from "./sqlite.js";
-import { isBusy, tryWrite, WRITE_LOCK_TIMEOUT_MS, writeWhenFree } from "./write-lock.js";
+import { deleteInChunks, isBusy, tryWrite, WRITE_LOCK_TIMEOUT_MS, writeWhenFree } from "./write-lock.js";
 
 describe("writing while another connection holds the write lock", () => {
   let dir: string | undefined;
@@ -76,6 +76,37 @@ describe("writing while another connection holds the write lock", () => {
     await expect(writeWhenFree(writer, () => writer.prepare("INSERT INTO nowhere VALUES (1)").run())).rejects.toThrow(
       /no such table/,
     );
+    writer.close();
+    holder.close();
+  });
+
+  it("deletes in chunks, each its own write: between two the file is free, and a chunk waits for a lock on timers", async () => {
+    const { writer, holder } = twoConnections();
+    writer.exec("WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 100) INSERT INTO t SELECT n FROM c");
+    const count = () => (holder.prepare("SELECT COUNT(*) AS n FROM t").get() as { n: number }).n;
+    // The holder takes the lock as soon as a first chunk is gone: the next chunk must then wait.
+    let between: number | undefined;
+    let ticks = 0;
+    const watching = setInterval(() => {
+      if (between === undefined && count() < 100) {
+        between = count();
+        holder.exec("BEGIN IMMEDIATE");
+      } else if (between !== undefined) ticks++;
+    }, 1);
+    let deleted: number | undefined;
+    const purge = deleteInChunks(writer, "DELETE FROM t WHERE rowid IN (SELECT rowid FROM t WHERE n > ? LIMIT ?)", [10], 20).then(
+      (n) => {
+        deleted = n;
+      },
+    );
+    await until(() => ticks >= 5);
+    clearInterval(watching);
+    expect(between).toBe(80);
+    expect(deleted).toBeUndefined();
+    holder.exec("COMMIT");
+    await purge;
+    expect(deleted).toBe(90);
+    expect(count()).toBe(10);
     writer.close();
     holder.close();
   });

@@ -1,4 +1,5 @@
 import type { Database } from "better-sqlite3";
+import { prepared } from "./prepared.js";
 
 /** How long a write waits for a file's write lock before it fails (the connections' busy_timeout). */
 export const WRITE_LOCK_TIMEOUT_MS = 5_000;
@@ -44,5 +45,38 @@ export async function writeWhenFree<T>(db: Database, write: () => T, timeoutMs =
       if (!isBusy(err) || Date.now() >= deadline) throw err;
     }
     await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+  }
+}
+
+/** Rows deleted per write by `deleteInChunks`. */
+export const DELETE_CHUNK_ROWS = 2_000;
+
+/**
+ * Runs a chunked delete until it deletes fewer than `chunkRows` rows: `sql` deletes at most the
+ * number of rows given as its last parameter (`… WHERE key IN (SELECT key … LIMIT ?)`). Each chunk is
+ * its own write (`writeWhenFree`), and after each the file stays free for as long as the chunk
+ * held it: a purge of a large table never holds the write lock for long, and the processing
+ * thread, asleep in SQLite's busy handler meanwhile, finds the file free at one of its next tries.
+ * Returns the number of rows deleted.
+ */
+export async function deleteInChunks(
+  db: Database,
+  sql: string,
+  args: readonly unknown[],
+  chunkRows = DELETE_CHUNK_ROWS,
+): Promise<number> {
+  const statement = prepared(db, sql);
+  let deleted = 0;
+  for (;;) {
+    let held = 0;
+    const { changes } = await writeWhenFree(db, () => {
+      const started = performance.now();
+      const result = statement.run(...args, chunkRows);
+      held = performance.now() - started;
+      return result;
+    });
+    deleted += changes;
+    if (changes < chunkRows) return deleted;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(RETRY_MS, held)));
   }
 }

@@ -1,4 +1,4 @@
-import { prepared, writeWhenFree } from "@tocsin/store";
+import { deleteInChunks, prepared, writeWhenFree } from "@tocsin/store";
 import type { Database } from "better-sqlite3";
 import {
   type AlertOutcome,
@@ -114,7 +114,9 @@ export class SqliteIncidentStore implements IncidentStore {
       ).run(projectId, +merged.createIncident, +merged.autoCloseIncident, +merged.sendEmail, at.getTime());
       return merged;
     });
-    return tx();
+    // An API call, on the accepting event loop: waits for the processing thread's batch on a
+    // timer (writeWhenFree), as every write of the main thread to alert.db does.
+    return writeWhenFree(this.db, () => tx.immediate());
   }
 
   private settingsSync(projectId: number): AlertSettings | undefined {
@@ -186,8 +188,15 @@ export class SqliteRequestLog implements RequestLog {
     return r?.outcome == null ? undefined : (JSON.parse(r.outcome) as AlertOutcome);
   }
 
+  /** In chunks (`deleteInChunks`): after a storm these tables hold millions of rows. */
   async purge(now: Date, before: Date) {
-    prepared(this.db, "DELETE FROM ingest_idempotency WHERE expires_at <= ?").run(now.getTime());
-    prepared(this.db, "DELETE FROM alert_ops WHERE at < ?").run(before.getTime());
+    await deleteInChunks(
+      this.db,
+      "DELETE FROM ingest_idempotency WHERE rowid IN (SELECT rowid FROM ingest_idempotency WHERE expires_at <= ? LIMIT ?)",
+      [now.getTime()],
+    );
+    await deleteInChunks(this.db, "DELETE FROM alert_ops WHERE op IN (SELECT op FROM alert_ops WHERE at < ? LIMIT ?)", [
+      before.getTime(),
+    ]);
   }
 }

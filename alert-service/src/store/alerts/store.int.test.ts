@@ -1,8 +1,3 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { openSqlite } from "@tocsin/store";
-import { until } from "@tocsin/testing";
 import Database from "better-sqlite3";
 import { MongoClient } from "mongodb";
 import { describe, expect, inject, it } from "vitest";
@@ -19,29 +14,6 @@ describeAlertsStoresContract("sqlite", async () => {
 describeAlertOverviewContract("sqlite", async () => {
   const db = new Database(":memory:");
   return { stores: createSqliteAlertsStores(db), cleanup: async () => void db.close() };
-});
-
-describe("sqlite, alert.db's write lock held by the processing thread", () => {
-  it("reserves an Idempotency-Key once the lock is free, the accepting event loop running meanwhile", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "tocsin-alert-lock-"));
-    const file = join(dir, "alert.db");
-    const db = openSqlite(file);
-    const { requests } = createSqliteAlertsStores(db);
-    const holder = openSqlite(file);
-    holder.exec("BEGIN IMMEDIATE");
-    let ticks = 0;
-    const ticking = setInterval(() => ticks++, 1);
-    const now = new Date();
-    const answer = { requestId: "r1", fingerprints: [] };
-    const reserved = requests.reserve(1, "key", answer, new Date(now.getTime() + 60_000), now);
-    await until(() => ticks >= 5);
-    holder.exec("COMMIT");
-    expect(await reserved).toEqual({ answer, existed: false });
-    clearInterval(ticking);
-    holder.close();
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
 });
 
 const mongoUrl = inject("mongoUrl");

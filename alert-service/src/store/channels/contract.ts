@@ -5,7 +5,11 @@ import type { NewDestination } from "../../domain/channels/types.js";
 const at = new Date("2026-11-25T10:00:00.000Z");
 const later = new Date(at.getTime() + 60_000);
 
-const destination = (projectId: number, kind: NewDestination["kind"], extra: Partial<NewDestination> = {}): NewDestination => ({
+export const destination = (
+  projectId: number,
+  kind: NewDestination["kind"],
+  extra: Partial<NewDestination> = {},
+): NewDestination => ({
   projectId,
   kind,
   url: `https://hooks.example.com/${kind}/secret-path`,
@@ -98,7 +102,7 @@ export function describeDestinationStoreContract(
   });
 }
 
-const delivery = (key: string, destinationId: number, createdAt: Date, eventType = "alert.triggered") => ({
+export const delivery = (key: string, destinationId: number, createdAt: Date, eventType = "alert.triggered") => ({
   key,
   projectId: 1,
   destinationId,

@@ -1,4 +1,4 @@
-import { prepared } from "@tocsin/store";
+import { deleteInChunks, prepared, writeWhenFree } from "@tocsin/store";
 import type Database from "better-sqlite3";
 import type { DeliveryLog, DeliveryRecord, DeliveryStatus } from "../../domain/channels/ports.js";
 
@@ -65,19 +65,21 @@ export function createSqliteDeliveryLog(db: Database.Database): DeliveryLog {
   db.exec(SCHEMA);
   return {
     async open(d) {
-      prepared(
+      const insert = prepared(
         db,
         `INSERT INTO channel_deliveries (key, project_id, destination_id, event_type, event_id, alert_id, status, attempts, duration_ms, created_at, updated_at)
          VALUES (@key, @projectId, @destinationId, @eventType, @eventId, @alertId, 'retrying', 0, 0, @at, @at) ON CONFLICT (key) DO NOTHING`,
-      ).run({ ...d, at: d.createdAt.getTime() });
+      );
+      await writeWhenFree(db, () => insert.run({ ...d, at: d.createdAt.getTime() }));
       return toRecord(prepared(db, "SELECT * FROM channel_deliveries WHERE key = ?").get(d.key) as Row);
     },
     async record(id, o) {
-      prepared(
+      const update = prepared(
         db,
         `UPDATE channel_deliveries SET status = @status, attempts = @attempts, response_status = @responseStatus,
          duration_ms = @durationMs, error = @error, not_before = @notBefore, updated_at = @at WHERE id = @id`,
-      ).run({ ...o, id, notBefore: o.notBefore?.getTime() ?? null, at: o.at.getTime() });
+      );
+      await writeWhenFree(db, () => update.run({ ...o, id, notBefore: o.notBefore?.getTime() ?? null, at: o.at.getTime() }));
     },
     async get(projectId, id) {
       const row = prepared(db, "SELECT * FROM channel_deliveries WHERE project_id = ? AND id = ?").get(projectId, id) as
@@ -110,7 +112,11 @@ export function createSqliteDeliveryLog(db: Database.Database): DeliveryLog {
       return row.n;
     },
     async purge(before) {
-      prepared(db, "DELETE FROM channel_deliveries WHERE created_at < ?").run(before.getTime());
+      await deleteInChunks(
+        db,
+        "DELETE FROM channel_deliveries WHERE id IN (SELECT id FROM channel_deliveries WHERE created_at < ? LIMIT ?)",
+        [before.getTime()],
+      );
     },
   };
 }

@@ -1,5 +1,5 @@
 import { alreadyExists } from "@tocsin/core";
-import { isDuplicateKey, prepared } from "@tocsin/store";
+import { isDuplicateKey, prepared, writeWhenFree } from "@tocsin/store";
 import type Database from "better-sqlite3";
 import type { DestinationStore } from "../../domain/channels/ports.js";
 import { type DestinationColumns, fromColumns, patchColumns, uniqueKeyOf } from "./codec.js";
@@ -83,7 +83,8 @@ export function createSqliteDestinationStore(db: Database.Database): Destination
       const names = Object.keys(columns);
       try {
         const sql = `INSERT INTO channel_destinations (${names.join(", ")}) VALUES (${names.map((n) => `@${n}`).join(", ")}) RETURNING *`;
-        return toRecord(prepared(db, sql).get(columns) as Row);
+        const insert = prepared(db, sql);
+        return toRecord((await writeWhenFree(db, () => insert.get(columns))) as Row);
       } catch (err) {
         return duplicate(err);
       }
@@ -104,11 +105,13 @@ export function createSqliteDestinationStore(db: Database.Database): Destination
       const columns = toSql(patchColumns(patch));
       const sets = Object.keys(columns).map((c) => `${c} = @${c}`);
       const sql = `UPDATE channel_destinations SET ${sets.join(", ")} WHERE project_id = @projectId AND id = @id RETURNING *`;
-      const row = prepared(db, sql).get({ ...columns, projectId, id }) as Row | undefined;
+      const update = prepared(db, sql);
+      const row = (await writeWhenFree(db, () => update.get({ ...columns, projectId, id }))) as Row | undefined;
       return row ? toRecord(row) : undefined;
     },
     async delete(projectId, id) {
-      return prepared(db, "DELETE FROM channel_destinations WHERE project_id = ? AND id = ?").run(projectId, id).changes > 0;
+      const remove = prepared(db, "DELETE FROM channel_destinations WHERE project_id = ? AND id = ?");
+      return writeWhenFree(db, () => remove.run(projectId, id).changes > 0);
     },
     async ping() {
       prepared(db, "SELECT 1").get();

@@ -87,7 +87,7 @@ export function createSqliteIntegrationStore(db: Database.Database): Integration
   return {
     async insert(input: NewIntegration) {
       try {
-        const row = stmt.insert.get({
+        const values = {
           project_id: input.projectId,
           type: input.type,
           name: input.name,
@@ -99,8 +99,8 @@ export function createSqliteIntegrationStore(db: Database.Database): Integration
           rate_limit_per_minute: input.rateLimitPerMinute,
           auto_resolve_minutes: input.autoResolveMinutes,
           created_at: input.createdAt.getTime(),
-        }) as Row;
-        return toRecord(row);
+        };
+        return toRecord((await writeWhenFree(db, () => stmt.insert.get(values))) as Row);
       } catch (err) {
         return duplicate(err);
       }
@@ -134,23 +134,23 @@ export function createSqliteIntegrationStore(db: Database.Database): Integration
       if (patch.rateLimitPerMinute !== undefined) set("rate_limit_per_minute", patch.rateLimitPerMinute);
       if (patch.autoResolveMinutes !== undefined) set("auto_resolve_minutes", patch.autoResolveMinutes);
       try {
-        const row = prepared(
+        const update = prepared(
           db,
           `UPDATE integrations SET ${sets.join(", ")} WHERE project_id = @projectId AND id = @id RETURNING *`,
-        ).get(values) as Row | undefined;
+        );
+        const row = (await writeWhenFree(db, () => update.get(values))) as Row | undefined;
         return row ? toRecord(row) : undefined;
       } catch (err) {
         if (err instanceof AppError) throw err;
         return duplicate(err);
       }
     },
-    // On the accept path (once a minute per integration): waits for the processing thread's
-    // batch on a timer, not asleep in SQLite's busy handler (writeWhenFree).
+    // On the accept path (once a minute per integration).
     async touch(projectId, id, at) {
       await writeWhenFree(db, () => stmt.touch.run({ projectId, id, at: at.getTime() }));
     },
     async delete(projectId, id) {
-      return stmt.delete.run(projectId, id).changes > 0;
+      return writeWhenFree(db, () => stmt.delete.run(projectId, id).changes > 0);
     },
     async ping() {
       prepared(db, "SELECT 1").get();

@@ -1,4 +1,4 @@
-import { prepared } from "@tocsin/store";
+import { prepared, writeWhenFree } from "@tocsin/store";
 import type { Database } from "better-sqlite3";
 import type { MailStore, StormSlot } from "../../domain/mail/ports.js";
 
@@ -63,11 +63,8 @@ export function createSqliteMailStore(db: Database): MailStore {
       return prepared(db, "SELECT 1 FROM mail_deliveries WHERE key = ?").get(key) !== undefined;
     },
     async recordDelivery(key, messageId, at) {
-      prepared(db, "INSERT OR IGNORE INTO mail_deliveries (key, message_id, delivered_at) VALUES (?, ?, ?)").run(
-        key,
-        messageId,
-        at.getTime(),
-      );
+      const insert = prepared(db, "INSERT OR IGNORE INTO mail_deliveries (key, message_id, delivered_at) VALUES (?, ?, ?)");
+      await writeWhenFree(db, () => insert.run(key, messageId, at.getTime()));
     },
   };
 }

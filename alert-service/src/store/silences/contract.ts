@@ -5,7 +5,7 @@ import type { SilenceStore } from "../../domain/silences/ports.js";
 
 const t0 = new Date("2026-11-21T10:00:00.000Z");
 const hour = 3600_000;
-const silence = (id: string, over: Partial<Silence> = {}): Silence => ({
+export const silence = (id: string, over: Partial<Silence> = {}): Silence => ({
   id,
   projectId: 1,
   matchers: [

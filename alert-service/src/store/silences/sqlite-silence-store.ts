@@ -1,5 +1,5 @@
 import { alreadyExists } from "@tocsin/core";
-import { isDuplicateKey, prepared } from "@tocsin/store";
+import { isDuplicateKey, prepared, writeWhenFree } from "@tocsin/store";
 import type Database from "better-sqlite3";
 import type { Silence } from "../../domain/silences/model.js";
 import type { SilenceStore } from "../../domain/silences/ports.js";
@@ -84,7 +84,8 @@ export function createSqliteSilenceStore(db: Database.Database): SilenceStore {
   return {
     async insert(silence) {
       try {
-        stmt.insert.run(toRow(silence));
+        const row = toRow(silence);
+        await writeWhenFree(db, () => stmt.insert.run(row));
       } catch (err) {
         if (isDuplicateKey(err)) throw alreadyExists("SILENCE_EXISTS", "Silence already exists");
         throw err;
@@ -99,11 +100,14 @@ export function createSqliteSilenceStore(db: Database.Database): SilenceStore {
       return (stmt.list.all(projectId, after) as Row[]).map(toSilence);
     },
     async update(silence) {
-      return stmt.update.run(toRow(silence)).changes > 0;
+      const row = toRow(silence);
+      return writeWhenFree(db, () => stmt.update.run(row).changes > 0);
     },
     async markSilenced(alertId, silenceIds, at) {
-      if (silenceIds.length === 0) stmt.unmark.run(alertId);
-      else stmt.mark.run(alertId, JSON.stringify(silenceIds), at.getTime());
+      const ids = JSON.stringify(silenceIds);
+      await writeWhenFree(db, () =>
+        silenceIds.length === 0 ? stmt.unmark.run(alertId) : stmt.mark.run(alertId, ids, at.getTime()),
+      );
     },
     async alertsHeldBy(silenceId) {
       const rows = prepared(db, "SELECT alert_id, silence_ids FROM alert_silenced_by WHERE instr(silence_ids, ?) > 0").all(
