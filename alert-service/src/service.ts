@@ -37,7 +37,7 @@ import { createMailRuntime } from "./mail-runtime.js";
 import { createProcessing, openAlertQueues, type PagingOptions, type Processing } from "./processing-runtime.js";
 import { createAlertJobs } from "./queue/alert-jobs.js";
 import type { BullmqJobQueue } from "./queue/bullmq-queue.js";
-import { BULLMQ_TURNS, THREAD_JOB_BATCH } from "./queue/lane-worker.js";
+import { BULLMQ_TURNS, THREAD_BULLMQ_BATCH, THREAD_JOB_BATCH } from "./queue/lane-worker.js";
 import type { SqliteJobQueue } from "./queue/sqlite/sqlite-job-queue.js";
 import { createMongoAlertsStores } from "./store/alerts/mongo-stores.js";
 import { createSqliteAlertsStores } from "./store/alerts/sqlite-stores.js";
@@ -432,7 +432,11 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
           ? { url: opts.redisUrl, ...(opts.queuePrefix ? { prefix: opts.queuePrefix } : {}) }
           : undefined;
         thread = await startProcessingThread({
-          data: { config: threaded.config, batchJobs: THREAD_JOB_BATCH, ...(redis ? { redis } : {}) },
+          data: {
+            config: threaded.config,
+            batchJobs: redis ? THREAD_BULLMQ_BATCH : THREAD_JOB_BATCH,
+            ...(redis ? { redis } : {}),
+          },
           logger: opts.logger,
           // Counted here (and, with the SQLite queue, answered here; BullMQ's waiters hear through Redis).
           onEnded: (jobs) => (lanes as SqliteJobQueue | BullmqJobQueue).ended(jobs),

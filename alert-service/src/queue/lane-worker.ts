@@ -23,15 +23,18 @@ export type JobHandlers = Omit<AlertJobHandlers, "processAlert">;
 const JOB_BATCH = 64;
 
 /**
- * The same in the processing thread, doubled: more new alerts per alert.db commit share the
- * random leaves of the fingerprint index, the commit's WAL writes and the queue's batch end
- * (`bench/sqlite-processing.mjs --alerts 40000`: 53 → 43–45 µs wall per new alert from 32 to 128;
- * the storm's batches +18 % processed, bench/notes/2026-11-28-lock-waits.md). Its transaction holds
- * alert.db's write lock longer (≈ 5 ms), which the main thread's writes wait for: the accept
- * path's (idempotency keys, the queue's group commit) wait on a timer, off the event loop
+ * The same in the processing thread on the SQLite queue, larger: more new alerts per alert.db
+ * commit share the random leaves of the fingerprint index, the commit's WAL writes and the queue's
+ * batch end (`bench/sqlite-processing.mjs --alerts 40000`: 53 → 43–45 → 38 µs wall per new alert
+ * at 32, 128 and 256; the storm's batches at 128 → 256: 9,597–9,633 → 10,371–10,403 processed
+ * alerts/s, bench/notes/2026-11-28-main-thread-writes.md). Its transaction holds alert.db's write
+ * lock for ≈ 10 ms, which every write of the main thread waits for on a timer, off the event loop
  * (`writeWhenFree`, GroupCommit). See docs/architecture.md, "The processing thread".
  */
-export const THREAD_JOB_BATCH = 128;
+export const THREAD_JOB_BATCH = 256;
+
+/** The processing thread's batches on BullMQ's lanes: 256 measured no faster there than 128 (6,226–6,355 against 6,702–6,989 alerts/s). */
+export const THREAD_BULLMQ_BATCH = 128;
 
 /** Lane batches in flight at once with BullMQ and the SQLite stores (see createJobWorker's turns). */
 export const BULLMQ_TURNS = 4;

@@ -16,7 +16,7 @@ import type { JobRow } from "./schema.js";
  */
 
 const PACK_NAME = "tocsin-pack";
-/** Jobs per pack at most: a batch of the processing thread (THREAD_JOB_BATCH) is one pack. */
+/** Jobs per pack at most. */
 export const PACK_MAX = 32;
 
 interface PackedJob {
