@@ -10,7 +10,8 @@
 //      alert list's first page (`list`, 20 newest, with its total: the console's default), the
 //      median of `--list-reps` calls;
 //   2. growth to `--embedded` (1,000,000) / `--mongo` (100,000) alerts with new alerts through
-//      the same use-case, as fast as it goes (batches of 64 jobs, `--concurrency` batches at a
+//      the same use-case, as fast as it goes (batches of `--batch` jobs, 64 unless said: the
+//      processing thread on the SQLite queue takes 256, `--concurrency` batches at a
 //      time in MongoDB mode), logging the rate per tenth;
 //   3. the same sample at the end, and at each `--checkpoints` size on the way (20,000: item 4's
 //      "rate after 20,000 ÷ first 1,000"); ratios end ÷ start.
@@ -25,7 +26,7 @@
 //   node bench/growth.mjs --modes mongo --mongo 20000       # item 4's mixed workload at 20,000
 //   node bench/growth.mjs --embedded 100000 --mongo 10000   # shorter
 // Options: --modes embedded,mongo  --sample 1000  --list-reps 5  --concurrency 4
-//          --ref-seconds 3  --no-alertmanager  --profile (MongoDB mode: ms per job spent in each
+//          --batch 64  --ref-seconds 3  --no-alertmanager  --profile (MongoDB mode: ms per job spent in each
 //          command × collection during each sample, from the driver's command monitoring)
 //          --mongo-url URL --sample-only intake,list: one sample (of those parts) of the store a
 //          server already holds (database tocsin_growth, e.g. left by a run stopped after growing)
@@ -56,10 +57,11 @@ const { values: opt } = parseArgs({
     "sample-only": { type: "string" },
     "no-alertmanager": { type: "boolean", default: false },
     json: { type: "string" },
+    batch: { type: "string", default: "64" },
   },
 });
 const SAMPLE = Number(opt.sample);
-const BATCH = 64;
+const BATCH = Number(opt.batch);
 const log = (...a) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...a);
 const dist = (p) => pathToFileURL(join(ROOT, "alert-service/dist", p)).href;
 
@@ -107,7 +109,7 @@ function mixedJobs(tag, n) {
   return out.slice(0, n);
 }
 
-/** Runs `jobs` in batches of 64, `concurrency` batches at a time (batches never share a fingerprint). */
+/** Runs `jobs` in batches of `--batch`, `concurrency` batches at a time (batches never share a fingerprint). */
 async function run(deps, jobs, concurrency) {
   let next = 0;
   const worker = async () => {
