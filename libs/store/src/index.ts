@@ -4,4 +4,4 @@ export { prepared } from "./prepared.js";
 export { MongoSequences } from "./sequences.js";
 export { openSqlite } from "./sqlite.js";
 export { storePrefix } from "./store-prefix.js";
-export { DELETE_CHUNK_ROWS, deleteInChunks, isBusy, tryWrite, WRITE_LOCK_TIMEOUT_MS, writeWhenFree } from "./write-lock.js";
+export { deleteInChunks, isBusy, tryWrite, WRITE_LOCK_TIMEOUT_MS, writeWhenFree } from "./write-lock.js";

@@ -49,7 +49,7 @@ export async function writeWhenFree<T>(db: Database, write: () => T, timeoutMs =
 }
 
 /** Rows deleted per write by `deleteInChunks`. */
-export const DELETE_CHUNK_ROWS = 2_000;
+const DELETE_CHUNK_ROWS = 2_000;
 
 /**
  * Runs a chunked delete until it deletes fewer than `chunkRows` rows: `sql` deletes at most the
