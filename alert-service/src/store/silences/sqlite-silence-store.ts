@@ -103,11 +103,10 @@ export function createSqliteSilenceStore(db: Database.Database): SilenceStore {
       const row = toRow(silence);
       return writeWhenFree(db, () => stmt.update.run(row).changes > 0);
     },
+    // Processing only (inside the thread's batch transaction): no main-thread wait to avoid.
     async markSilenced(alertId, silenceIds, at) {
-      const ids = JSON.stringify(silenceIds);
-      await writeWhenFree(db, () =>
-        silenceIds.length === 0 ? stmt.unmark.run(alertId) : stmt.mark.run(alertId, ids, at.getTime()),
-      );
+      if (silenceIds.length === 0) stmt.unmark.run(alertId);
+      else stmt.mark.run(alertId, JSON.stringify(silenceIds), at.getTime());
     },
     async alertsHeldBy(silenceId) {
       const rows = prepared(db, "SELECT alert_id, silence_ids FROM alert_silenced_by WHERE instr(silence_ids, ?) > 0").all(
