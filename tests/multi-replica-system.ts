@@ -99,6 +99,10 @@ export async function startReplicaSystem(redisUrl: string, env: Record<string, s
       redis.disconnect();
     }
   };
+  const tails = () =>
+    [...procs.values()]
+      .map((p) => `--- ${p.name} (exit ${p.child.exitCode ?? p.child.signalCode ?? "running"})\n${p.tail()}`)
+      .join("\n");
   try {
     mongo = await startMongo(root);
     if (!mongo) throw new Error("no MongoDB-protocol server (FerretDB: scripts/install-ferretdb.sh)");
@@ -153,8 +157,23 @@ export async function startReplicaSystem(redisUrl: string, env: Record<string, s
     }
     const gateways = ports.gateway.map((p) => `http://127.0.0.1:${p}`) as [string, string];
     // Ready: each gateway's readiness asks all three services.
-    for (const url of gateways)
-      await until(async () => (await fetch(`${url}/-/readiness`).catch(() => undefined))?.ok, 60_000, 100);
+    for (const url of gateways) {
+      let last = "no answer";
+      await until(
+        async () => {
+          const res = await fetch(`${url}/-/readiness`).catch((err: Error) => err);
+          if (res instanceof Error) last = res.message;
+          else if (!res.ok) last = `${res.status} ${await res.text()}`;
+          return res instanceof Response && res.ok;
+        },
+        60_000,
+        100,
+      ).catch((err: Error) => {
+        // What the probe last said, and what every replica logged: a start-up that never becomes
+        // ready is otherwise impossible to diagnose from CI's log.
+        throw new Error(`${url} not ready (${err.message}); last answer: ${last}\n${tails()}`);
+      });
+    }
     return {
       gateways,
       procs,
@@ -162,10 +181,7 @@ export async function startReplicaSystem(redisUrl: string, env: Record<string, s
         const proc = procs.get(`${service}-${index}`);
         if (proc) await terminate(proc, "SIGKILL", 10_000);
       },
-      tails: () =>
-        [...procs.values()]
-          .map((p) => `--- ${p.name} (exit ${p.child.exitCode ?? p.child.signalCode ?? "running"})\n${p.tail()}`)
-          .join("\n"),
+      tails,
       stop,
     };
   } catch (err) {
