@@ -148,8 +148,10 @@ export interface AlertsStores {
    * Runs `fn`, letting the store commit the writes it makes meanwhile together (SQLite: one
    * transaction, committed when `fn` settles, whatever it did; each write stays atomic by itself,
    * and nothing is rolled back because `fn` failed). `fn` should only await this store's methods:
-   * anything else that writes on the store before the commit joins it. MongoDB: every write
-   * commits by itself, as without it.
+   * anything else that writes on the store before the commit joins it. A batch started while
+   * another's is open joins that one and settles only after its commit; when the transaction is
+   * lost before its commit (a write that could not stay atomic rolled it back), every batch in it
+   * fails. MongoDB: every write commits by itself, as without it.
    */
   batch<T>(fn: () => Promise<T>): Promise<T>;
   ping(): Promise<void>;

@@ -6,26 +6,54 @@ import { SqliteAlertStore } from "./sqlite-alert-store.js";
 import { SqliteIncidentStore, SqliteRequestLog } from "./sqlite-incident-store.js";
 import { migrateAlertsSchema } from "./sqlite-schema.js";
 
+/** Per connection: the batch transaction open on it, settled when its commit kept it (or it was lost). */
+const openBatches = new WeakMap<Database, Promise<void>>();
+
 /**
  * Runs `fn` inside one transaction of `db`, committed when it settles (see `AlertsStores.batch`).
- * The store's own transactions inside it become savepoints (better-sqlite3 nests them), so each
- * write stays atomic, and nothing `fn` did is rolled back when it fails. Already in a
- * transaction (a batch running beside another on this connection), `fn` just joins it.
+ * Each write stays atomic: the stores' own transactions inside it become savepoints
+ * (better-sqlite3 nests them), and the hot writes (a new alert, an event, a resolve) undo
+ * themselves without one (`SqliteAlertStore`). Nothing `fn` did is rolled back when it fails.
+ *
+ * A batch that starts while another's transaction is open on this connection (lanes whose
+ * batches overlap their waits) joins it, and returns only once that transaction is committed:
+ * its writes are kept by that commit, and its jobs must not be reported done before.
+ * When the transaction is gone before its commit (a write rolled it back rather than keep a
+ * change half-written, or SQLite did on an I/O error or a full disk), every batch in it fails:
+ * what ran in it was not kept.
  */
 async function inOneTransaction<T>(db: Database, fn: () => Promise<T>): Promise<T> {
-  if (db.inTransaction) return fn();
-  prepared(db, "BEGIN IMMEDIATE").run();
-  try {
-    return await fn();
-  } finally {
-    try {
-      if (db.inTransaction) prepared(db, "COMMIT").run();
-    } catch (err) {
-      if (db.inTransaction) prepared(db, "ROLLBACK").run();
-      // biome-ignore lint/correctness/noUnsafeFinally: a failed commit is the batch's failure
-      throw err;
-    }
+  if (db.inTransaction) {
+    const joined = openBatches.get(db);
+    const result = await fn();
+    await joined;
+    return result;
   }
+  let settle: (lost?: Error) => void = () => undefined;
+  const settled = new Promise<void>((resolve, reject) => {
+    settle = (lost) => (lost ? reject(lost) : resolve());
+  });
+  settled.catch(() => undefined); // a transaction nobody joined
+  openBatches.set(db, settled);
+  prepared(db, "BEGIN IMMEDIATE").run();
+  let ran: { ok: true; value: T } | { ok: false; error: unknown };
+  try {
+    ran = { ok: true, value: await fn() };
+  } catch (error) {
+    ran = { ok: false, error };
+  }
+  if (openBatches.get(db) === settled) openBatches.delete(db);
+  try {
+    if (!db.inTransaction) throw new Error("the batch's transaction was rolled back before its commit");
+    prepared(db, "COMMIT").run();
+  } catch (err) {
+    if (db.inTransaction) prepared(db, "ROLLBACK").run();
+    settle(err as Error);
+    throw err;
+  }
+  settle();
+  if (!ran.ok) throw ran.error;
+  return ran.value;
 }
 
 /** The alert data on an open better-sqlite3 database (WAL is the opener's business). */
