@@ -117,10 +117,6 @@ async function startTargets(stack) {
   return targets;
 }
 
-/** Every process of every target, for `quiet`. */
-const allPids = (targets) =>
-  Object.fromEntries(targets.flatMap((t) => Object.entries(t.pids).map(([k, pid]) => [`${t.name}/${k}`, pid])));
-
 async function main() {
   const started = new Date();
   const head = {
@@ -159,7 +155,8 @@ async function main() {
         if (!CFG.only.includes(kind)) continue;
         const shape = kind === "single" ? SINGLE : BATCH;
         for (const t of targets) {
-          const waited = await quiet(allPids(targets));
+          let waited = 0;
+          for (const u of targets) waited += await quiet(u.pids);
           if (waited > 1000) log(`waited ${waited} ms for the targets' processes to go idle`);
           rounds[t.name][kind].push(await round(t, kind, { ...shape, seconds: CFG.duration, drainLimitMs: CFG.drainLimitMs }));
         }
