@@ -10,7 +10,8 @@ const nextProject = () => ++projectSeq;
 let opSeq = 0;
 const op = () => `op-${Date.now()}-${++opSeq}`;
 
-function alertInput(
+/** A new alert of `projectId` (a fresh op key each time); also the batch-writes tests'. */
+export function alertInput(
   projectId: number,
   fields: Partial<NormalizedAlert> = {},
   status: NewAlert["status"] = "triggered",

@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import type { AlertsStores, NewAlert } from "../../domain/alerts/ports.js";
-import { describeAlertsStoresContract } from "./contract.js";
+import { alertInput, describeAlertsStoresContract } from "./contract.js";
 import { describeAlertOverviewContract } from "./overview-contract.js";
 import { createSqliteAlertsStores } from "./sqlite-stores.js";
 
@@ -32,20 +32,8 @@ describeAlertOverviewContract("sqlite, each write inside a batch", inBatches);
 
 const at = new Date("2026-11-28T10:00:00.000Z");
 const input = (opKey: string, fingerprint?: string): NewAlert => ({
-  projectId: 1,
-  integrationId: 7,
-  status: "triggered",
+  ...alertInput(1, fingerprint ? { fingerprint } : {}),
   opKey,
-  at,
-  alert: {
-    title: "Disk full",
-    hosts: ["db-1"],
-    severity: "high",
-    startedAt: at.toISOString(),
-    source: "tool",
-    payload: { title: "Disk full" },
-    ...(fingerprint ? { fingerprint } : {}),
-  },
 });
 
 function open() {
@@ -62,6 +50,15 @@ function open() {
     ops: () => count("SELECT COUNT(*) AS n FROM alert_ops"),
     counted: () => count("SELECT COALESCE(SUM(n), 0) AS n FROM alert_counts"),
   };
+}
+
+/** A promise the test releases: a batch that awaits it keeps its transaction open meanwhile. */
+function gate() {
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((r) => {
+    release = r;
+  });
+  return { held, release };
 }
 
 describe("sqlite alert writes inside a batch", () => {
@@ -113,10 +110,7 @@ describe("sqlite alert writes inside a batch", () => {
 
   it("a batch that joins another's transaction settles only after that commit", async () => {
     const s = open();
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((r) => {
-      release = r;
-    });
+    const { held, release } = gate();
     const owner = s.stores.batch(async () => {
       await s.stores.alerts.create(input("op-a"));
       await held;
@@ -143,10 +137,7 @@ describe("sqlite alert writes inside a batch", () => {
 
   it("a batch that joined a transaction lost before its commit fails with it", async () => {
     const s = open();
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((r) => {
-      release = r;
-    });
+    const { held, release } = gate();
     const owner = s.stores.batch(async () => {
       await s.stores.alerts.create(input("op-a"));
       await held;
