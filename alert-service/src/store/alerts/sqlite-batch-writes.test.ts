@@ -153,4 +153,30 @@ describe("sqlite alert writes inside a batch", () => {
     await expect(joined).rejects.toThrow("rolled back before its commit");
     expect([s.alerts(), s.ops(), s.counted()]).toEqual([0, 0, 0]);
   });
+
+  it("a batch whose transaction was lost neither commits nor rolls back the next batch's", async () => {
+    const s = open();
+    const a = gate();
+    const owner = s.stores.batch(async () => {
+      await s.stores.alerts.create(input("op-a"));
+      await s.stores.alerts.create(input("fail-a")).catch(() => undefined);
+      await a.held;
+    });
+    await new Promise((r) => setImmediate(r));
+    expect(s.db.inTransaction).toBe(false);
+    // A batch that starts now begins a transaction of its own.
+    const c = gate();
+    const next = s.stores.batch(async () => {
+      await s.stores.alerts.create(input("op-c"));
+      await c.held;
+    });
+    await new Promise((r) => setImmediate(r));
+    a.release();
+    await expect(owner).rejects.toThrow("rolled back before its commit");
+    expect(s.db.inTransaction).toBe(true);
+    c.release();
+    await expect(next).resolves.toBeUndefined();
+    expect(s.alerts()).toBe(1);
+    expect((await s.stores.alerts.findByOp(1, "op-c"))?.created).toBe(true);
+  });
 });

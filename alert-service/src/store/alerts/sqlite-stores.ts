@@ -34,17 +34,23 @@ async function inOneTransaction<T>(db: Database, fn: () => Promise<T>): Promise<
     settle = (lost) => (lost ? reject(lost) : resolve());
   });
   settled.catch(() => undefined); // a transaction nobody joined
-  openBatches.set(db, settled);
   prepared(db, "BEGIN IMMEDIATE").run();
+  openBatches.set(db, settled);
   let ran: { ok: true; value: T } | { ok: false; error: unknown };
   try {
     ran = { ok: true, value: await fn() };
   } catch (error) {
     ran = { ok: false, error };
   }
-  if (openBatches.get(db) === settled) openBatches.delete(db);
+  // Still this batch's transaction: another batch that began one after this one was lost owns
+  // whatever is open now, and must not see it committed or rolled back from here.
+  if (openBatches.get(db) !== settled || !db.inTransaction) {
+    const lost = new Error("the batch's transaction was rolled back before its commit");
+    settle(lost);
+    throw lost;
+  }
+  openBatches.delete(db);
   try {
-    if (!db.inTransaction) throw new Error("the batch's transaction was rolled back before its commit");
     prepared(db, "COMMIT").run();
   } catch (err) {
     if (db.inTransaction) prepared(db, "ROLLBACK").run();
