@@ -120,20 +120,8 @@ export class SqliteAlertStore implements AlertStore {
   }
 
   /**
-   * The insert inside an enclosing transaction (a processing batch, see `AlertsStores.batch`),
-   * without a savepoint of its own: a savepoint copies each page the insert touches that the
-   * batch had dirtied already (≈ 8 per new alert), and this insert undoes itself more cheaply.
-   * A failed statement leaves nothing (the alert insert's unique violation); an op applied
-   * already deletes the alert just inserted (its delete trigger takes its count back); an op
-   * record that fails to be written rolls the enclosing transaction back whole.
-   */
-  private insertJoined(input: NewAlert): Alert {
-    return this.insertNow(input, (id) => prepared(this.db, "DELETE FROM alerts WHERE id = ?").run(id));
-  }
-
-  /**
    * `update` and its op record: in `applyOpTx`, or joined to an enclosing transaction without a
-   * savepoint (see `insertJoined`). The op is looked up first, in the same transaction, so its
+   * savepoint (see `insertNow`). The op is looked up first, in the same transaction, so its
    * record cannot be refused; should writing it fail, the enclosing transaction is rolled back
    * whole (the batch fails and runs again) rather than keep the change without its op.
    */
@@ -151,11 +139,16 @@ export class SqliteAlertStore implements AlertStore {
   }
 
   /**
-   * The insert with its notes (in the row: no `alert_activity` rows) and its op record. In
-   * `insertTx`, which rolls the insert back when the op was applied already; joined (`undo`), as
-   * `insertJoined` says. The alert is built from what was written (no read back).
+   * The insert with its notes (in the row: no `alert_activity` rows) and its op record. The alert
+   * is built from what was written (no read back). In `insertTx`, which rolls the insert back when
+   * the op was applied already. `joined`: inside an enclosing transaction (a processing batch, see
+   * `AlertsStores.batch`) without a savepoint of its own — a savepoint copies each page the insert
+   * touches that the batch had dirtied already (≈ 8 per new alert), and the insert undoes itself
+   * more cheaply: a failed statement leaves nothing (the unique violation of an open
+   * fingerprint); an op applied already deletes the alert just inserted (its delete trigger takes
+   * its count back); an op record that fails to be written rolls the enclosing transaction back.
    */
-  private insertNow(input: NewAlert, undo?: (id: number) => void): Alert {
+  private insertNow(input: NewAlert, joined = false): Alert {
     const a = input.alert;
     const at = input.at.getTime();
     const endedAt = input.status === "resolved" ? Date.parse(a.endedAt ?? input.at.toISOString()) : null;
@@ -184,11 +177,11 @@ export class SqliteAlertStore implements AlertStore {
     try {
       recorded = prepared(this.db, RECORD_OP).run(input.opKey, id, 1, at).changes > 0;
     } catch (err) {
-      if (undo) rollBackEnclosing(this.db);
+      if (joined) rollBackEnclosing(this.db);
       throw err;
     }
     if (!recorded) {
-      undo?.(id);
+      if (joined) prepared(this.db, "DELETE FROM alerts WHERE id = ?").run(id);
       throw opApplied();
     }
     return {
@@ -217,7 +210,7 @@ export class SqliteAlertStore implements AlertStore {
 
   async create(input: NewAlert): Promise<Alert> {
     try {
-      return this.db.inTransaction ? this.insertJoined(input) : this.insertTx(input);
+      return this.db.inTransaction ? this.insertNow(input, true) : this.insertTx(input);
     } catch (err) {
       if (isUniqueViolation(err, "alerts.project_id, alerts.fingerprint")) throw openAlertExists();
       throw err;

@@ -7,7 +7,7 @@ import { createSqliteAlertsStores } from "./sqlite-stores.js";
 
 /**
  * Inside a batch the hot writes (a new alert, an event, a resolve) run without a savepoint
- * (`SqliteAlertStore.insertJoined`, `applyOpNow`) and undo themselves; these tests hold them to
+ * (`SqliteAlertStore.insertNow`, `applyOpNow`) and undo themselves; these tests hold them to
  * the same contract as outside one, and to the batch's promise: nothing half-written is kept.
  */
 
