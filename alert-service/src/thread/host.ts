@@ -1,9 +1,7 @@
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { Logger } from "@tocsin/core";
 import type { EndedJob } from "../queue/sqlite/options.js";
+import { threadEntry } from "./entry.js";
 import type { FromThread, ThreadData, ToThread } from "./messages.js";
 
 export interface ProcessingThreadOptions {
@@ -38,21 +36,6 @@ const RESTART_MAX_MS = 30_000;
 /** How long `stop` waits for running batches before it ends the thread anyway (they re-run on the next start). */
 const STOP_BOUND_MS = 10_000;
 
-/**
- * Built (dist/thread/worker.js): the file itself. From the TypeScript sources (tests, `node
- * --import tsx`): a bootstrap that registers tsx in the thread, then imports worker.ts, the
- * workspace packages resolving to their sources as in the main thread.
- */
-function entry(): { filename: string | URL; eval?: boolean; execArgv?: string[] } {
-  const here = import.meta.url;
-  if (here.endsWith(".js")) return { filename: new URL("./worker.js", here) };
-  // tsx's ESM API (the `import` condition of `tsx/esm/api`), which registers its hooks for the thread.
-  const tsx = pathToFileURL(join(dirname(createRequire(here).resolve("tsx/package.json")), "dist/esm/api/index.mjs")).href;
-  const worker = new URL("./worker.ts", here).href;
-  const code = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(worker)}); });`;
-  return { filename: code, eval: true, execArgv: ["--conditions=tocsin-src"] };
-}
-
 /** Re-logs a JSON line of the thread's logger through the main thread's (its level, redaction, destination). */
 function relay(logger: Logger, line: string): void {
   const { level, msg, time: _time, pid: _pid, hostname: _host, service: _service, name: _name, ...fields } = JSON.parse(line);
@@ -76,7 +59,7 @@ export function startProcessingThread(opts: ProcessingThreadOptions): Promise<Pr
   let firstReady: { resolve(): void; reject(err: unknown): void } | undefined;
 
   const spawn = () => {
-    const { filename, ...how } = entry();
+    const { filename, ...how } = threadEntry("worker");
     const data: ThreadData = { ...opts.data, logLevel: logger.level };
     const worker = new Worker(filename, { ...how, workerData: data });
     current = worker;

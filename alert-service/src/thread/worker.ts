@@ -14,6 +14,7 @@ import { SqliteJobQueue } from "../queue/sqlite/sqlite-job-queue.js";
 import { createSqliteAlertsStores } from "../store/alerts/sqlite-stores.js";
 import { createSqliteEscalationStore } from "../store/paging/sqlite-escalation-store.js";
 import { createSqliteSilenceStore } from "../store/silences/sqlite-silence-store.js";
+import { startCheckpointThread } from "./checkpoint-thread.js";
 import type { FromThread, ThreadData, ToThread } from "./messages.js";
 
 /**
@@ -32,7 +33,10 @@ const logger = createLogger("alert-service", logLevel, { write: (line: string) =
   thread: "processing",
 });
 const tracing = await startTracing(config.tracing);
-const sqlite = openSqlite(join(config.dataDir, "alert.db"));
+const alertDb = join(config.dataDir, "alert.db");
+// Its checkpoints run in a thread of their own, not in this thread's batch commits (checkpoint-thread.ts).
+const sqlite = openSqlite(alertDb, { checkpoints: "elsewhere" });
+const checkpoints = startCheckpointThread([alertDb], logger);
 const mail = createLocalNotifier({
   config,
   ...bullmq,
@@ -93,6 +97,7 @@ async function stop(): Promise<void> {
   await channels.close();
   directory.close();
   auth.close();
+  await checkpoints.stop();
   sqlite.close();
   await tracing?.shutdown();
   send({ type: "stopped" });

@@ -6,6 +6,13 @@ import { WRITE_LOCK_TIMEOUT_MS } from "./write-lock.js";
 export interface SqliteOptions {
   /** `synchronous` of the connection; NORMAL (durable against a process crash in WAL mode) unless said. */
   synchronous?: "OFF" | "NORMAL" | "FULL" | "EXTRA";
+  /**
+   * Who checkpoints this connection's writes: "here" (SQLite's automatic checkpoint every
+   * WAL_AUTOCHECKPOINT_PAGES, in the commit that crosses it; the default), or "elsewhere": a
+   * checkpointer thread does (wal-checkpoints.ts), and this connection's automatic checkpoint
+   * only bounds the WAL, at WAL_BACKSTOP_PAGES.
+   */
+  checkpoints?: "here" | "elsewhere";
 }
 
 /**
@@ -19,7 +26,10 @@ export interface SqliteOptions {
  * of up to ≈ 64 MiB per busy database (SQLite reuses it, it does not shrink) and a longer
  * recovery read after a crash.
  */
-const WAL_AUTOCHECKPOINT_PAGES = 16000;
+export const WAL_AUTOCHECKPOINT_PAGES = 16000;
+
+/** A writer's own checkpoint when a checkpointer thread does them: the WAL's bound if that thread falls behind or is gone. */
+export const WAL_BACKSTOP_PAGES = 4 * WAL_AUTOCHECKPOINT_PAGES;
 
 /**
  * Opens (creating its directory) an embedded database the way every service does: WAL journal,
@@ -27,7 +37,7 @@ const WAL_AUTOCHECKPOINT_PAGES = 16000;
  * savepoint and statement journals of nested transactions, which otherwise write every page a
  * savepoint touches to a temporary file; measured: 35 writes per processed alert inside a batch
  * transaction, 0.107 → 0.062 ms of CPU per alert), and checkpoints every 64 MiB of WAL (see
- * WAL_AUTOCHECKPOINT_PAGES). `:memory:` gives a private in-memory database.
+ * WAL_AUTOCHECKPOINT_PAGES, or see `checkpoints`). `:memory:` gives a private in-memory database.
  */
 export function openSqlite(file: string, opts: SqliteOptions = {}): Database.Database {
   if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
@@ -36,6 +46,6 @@ export function openSqlite(file: string, opts: SqliteOptions = {}): Database.Dat
   db.pragma(`synchronous = ${opts.synchronous ?? "NORMAL"}`);
   db.pragma(`busy_timeout = ${WRITE_LOCK_TIMEOUT_MS}`);
   db.pragma("temp_store = MEMORY");
-  db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
+  db.pragma(`wal_autocheckpoint = ${opts.checkpoints === "elsewhere" ? WAL_BACKSTOP_PAGES : WAL_AUTOCHECKPOINT_PAGES}`);
   return db;
 }
