@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLogger } from "@tocsin/core";
-import { openSqlite, walBacklog } from "@tocsin/store";
+import { openSqlite, walFrames } from "@tocsin/store";
 import { until } from "@tocsin/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { startCheckpointThread } from "./checkpoint-thread.js";
@@ -27,10 +27,10 @@ describe("the checkpoint thread", () => {
       for (let i = 0; i < 220; i++) insert.run("x".repeat(3000));
     })();
     // The writer's own checkpoint runs at 64,000 frames only: the thread copied these.
-    await until(() => walBacklog(file) === 0);
+    await until(() => walFrames(file).waiting === 0);
     // The writer starts its log again, and the database holds every row.
     insert.run("z");
-    expect(walBacklog(file)).toBeLessThan(10);
+    expect(walFrames(file).waiting).toBeLessThan(10);
     await thread.stop();
     expect(writer.prepare("SELECT COUNT(*) AS n FROM t").get()).toEqual({ n: 221 });
     writer.close();

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openSqlite, WAL_AUTOCHECKPOINT_PAGES, WAL_BACKSTOP_PAGES } from "./sqlite.js";
-import { checkpointWhenDue, walBacklog, walFrames } from "./wal-checkpoints.js";
+import { checkpointWhenDue, walFrames } from "./wal-checkpoints.js";
 
 describe("a WAL's checkpoints from another connection", () => {
   let dir: string | undefined;
@@ -29,34 +29,34 @@ describe("a WAL's checkpoints from another connection", () => {
   it("reads the frames waiting in the WAL, and none once another connection checkpointed them", () => {
     const { file, writer, write } = writerOf();
     write(200);
-    const waiting = walBacklog(file);
+    const waiting = walFrames(file).waiting;
     expect(waiting).toBeGreaterThanOrEqual(200);
     const checkpointer = openSqlite(file);
     const [done] = checkpointer.pragma("wal_checkpoint(PASSIVE)") as Array<{ log: number; checkpointed: number }>;
     expect(done?.log).toBe(waiting);
-    expect(walBacklog(file)).toBe(0);
+    expect(walFrames(file).waiting).toBe(0);
     // The writer's next commit starts the log again: only its own frames wait.
     write(10);
-    expect(walBacklog(file)).toBeGreaterThanOrEqual(10);
-    expect(walBacklog(file)).toBeLessThan(waiting);
+    expect(walFrames(file).waiting).toBeGreaterThanOrEqual(10);
+    expect(walFrames(file).waiting).toBeLessThan(waiting);
     checkpointer.close();
     writer.close();
   });
 
   it("reads 0 for a database nobody opened in WAL mode", () => {
     dir = mkdtempSync(join(tmpdir(), "tocsin-wal-"));
-    expect(walBacklog(join(dir, "none.db"))).toBe(0);
+    expect(walFrames(join(dir, "none.db")).waiting).toBe(0);
   });
 
   it("checkpoints only once the given number of frames wait", () => {
     const { file, writer, write } = writerOf();
     const checkpointer = openSqlite(file);
     write(50);
-    const before = walBacklog(file);
+    const before = walFrames(file).waiting;
     expect(checkpointWhenDue(checkpointer, before + 1)).toBe(false);
-    expect(walBacklog(file)).toBe(before);
+    expect(walFrames(file).waiting).toBe(before);
     expect(checkpointWhenDue(checkpointer, before)).toBe(true);
-    expect(walBacklog(file)).toBe(0);
+    expect(walFrames(file).waiting).toBe(0);
     expect(checkpointer.prepare("SELECT COUNT(*) AS n FROM t").get()).toEqual({ n: 50 });
     checkpointer.close();
     writer.close();

@@ -43,9 +43,6 @@ export function walFrames(file: string): { written: number; waiting: number } {
   return { written, waiting: written >= copied ? written - copied : written };
 }
 
-/** Frames written to `file`'s WAL and not yet copied into the database (see walFrames). */
-export const walBacklog = (file: string): number => walFrames(file).waiting;
-
 /**
  * A PASSIVE checkpoint of `db` (its own connection) when at least `pages` frames wait, or when
  * any wait and the log is within a quarter of `pages` of the writer's own checkpoint at `backstop`: that one
