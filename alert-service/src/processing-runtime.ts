@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Clock, Logger } from "@tocsin/core";
+import type { Checkpoints } from "@tocsin/store";
 import type { Tracing } from "@tocsin/telemetry";
 import type { ChannelReactorDeps } from "./channels-runtime.js";
 import type { AlertJobs, AlertsStores } from "./domain/alerts/ports.js";
@@ -46,8 +47,8 @@ export interface AlertQueuesOptions {
   onCommit?: (lanes: number[]) => void;
   /** Local lanes: told of the jobs whose ends a batch committed (the processing thread tells the main thread). */
   onEnded?: (jobs: EndedJob[]) => void;
-  /** Local lanes: whether this connection checkpoints the WAL (not the accepting one when a thread processes). */
-  checkpoints?: boolean;
+  /** Local lanes: who checkpoints the WAL this connection writes (SqliteQueueOptions; default "here"). */
+  checkpoints?: Checkpoints;
   /**
    * Local lanes: one loop runs them all, each batch several lanes' due jobs (`mergeLanes`): for
    * the synchronous SQLite stores, which run one batch at a time anyway.

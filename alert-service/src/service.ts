@@ -354,7 +354,7 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
     queueFile: opts.queueFile,
     onCommit: (committed) => thread?.wake(committed),
     // With the processing thread, its connection checkpoints the WAL (its job-end commits), not the accepting one.
-    checkpoints: !threaded,
+    checkpoints: threaded ? "never" : "here",
     // The SQLite stores run one batch at a time (turns 1): one loop takes the lanes' jobs together.
     mergeLanes: opts.sqlite !== undefined,
   });

@@ -8,12 +8,15 @@ export interface SqliteOptions {
   synchronous?: "OFF" | "NORMAL" | "FULL" | "EXTRA";
   /**
    * Who checkpoints this connection's writes: "here" (SQLite's automatic checkpoint every
-   * WAL_AUTOCHECKPOINT_PAGES, in the commit that crosses it; the default), or "elsewhere": a
+   * WAL_AUTOCHECKPOINT_PAGES, in the commit that crosses it; the default); "elsewhere": a
    * checkpointer thread does (wal-checkpoints.ts), and this connection's automatic checkpoint
-   * only bounds the WAL, at WAL_BACKSTOP_PAGES.
+   * only bounds the WAL, at WAL_BACKSTOP_PAGES; or "never": another connection to the file does
+   * (the thread that accepts alerts leaves them to the processing thread's side).
    */
-  checkpoints?: "here" | "elsewhere";
+  checkpoints?: Checkpoints;
 }
+
+export type Checkpoints = "here" | "elsewhere" | "never";
 
 /**
  * WAL pages (4 KiB) after which a commit checkpoints: 16,000 (64 MiB) instead of SQLite's 1,000.
@@ -21,8 +24,9 @@ export interface SqliteOptions {
  * meanwhile (the ends of append-only indexes are rewritten by every commit), and syncs the file,
  * on the thread whose commit crossed the limit: fewer, larger checkpoints cost that thread less
  * per write. 4,000 → 16,000 (2026-11-28, `bench/storm.mjs --quick`, alternating runs): batches
- * processed +8 to +15 %, single posts +12 to +26 %; a checkpointer thread of its own beside the
- * writer gained nothing more (bench/notes/2026-11-28-wal-checkpoints.md). The price is a WAL file
+ * processed +8 to +15 %, single posts +12 to +26 % (bench/notes/2026-11-28-wal-checkpoints.md).
+ * Moving those checkpoints to a thread of their own (`checkpoints: "elsewhere"`) gained another
+ * +9 to +10 % (bench/notes/2026-11-29-checkpoint-thread.md). The price is a WAL file
  * of up to ≈ 64 MiB per busy database (SQLite reuses it, it does not shrink) and a longer
  * recovery read after a crash.
  */
@@ -30,6 +34,13 @@ export const WAL_AUTOCHECKPOINT_PAGES = 16000;
 
 /** A writer's own checkpoint when a checkpointer thread does them: the WAL's bound if that thread falls behind or is gone. */
 export const WAL_BACKSTOP_PAGES = 4 * WAL_AUTOCHECKPOINT_PAGES;
+
+/** `wal_autocheckpoint` for each `checkpoints`. */
+const AUTOCHECKPOINT: Record<Checkpoints, number> = {
+  here: WAL_AUTOCHECKPOINT_PAGES,
+  elsewhere: WAL_BACKSTOP_PAGES,
+  never: 0,
+};
 
 /**
  * Opens (creating its directory) an embedded database the way every service does: WAL journal,
@@ -46,6 +57,6 @@ export function openSqlite(file: string, opts: SqliteOptions = {}): Database.Dat
   db.pragma(`synchronous = ${opts.synchronous ?? "NORMAL"}`);
   db.pragma(`busy_timeout = ${WRITE_LOCK_TIMEOUT_MS}`);
   db.pragma("temp_store = MEMORY");
-  db.pragma(`wal_autocheckpoint = ${opts.checkpoints === "elsewhere" ? WAL_BACKSTOP_PAGES : WAL_AUTOCHECKPOINT_PAGES}`);
+  db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT[opts.checkpoints ?? "here"]}`);
   return db;
 }

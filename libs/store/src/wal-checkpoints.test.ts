@@ -86,6 +86,10 @@ describe("a WAL's checkpoints from another connection", () => {
     const here = openSqlite(join(dir as string, "here.db"));
     expect(here.pragma("wal_autocheckpoint", { simple: true })).toBe(WAL_AUTOCHECKPOINT_PAGES);
     here.close();
+    // The connection that accepts alerts leaves every checkpoint of its file to another one.
+    const never = openSqlite(join(dir as string, "never.db"), { checkpoints: "never" });
+    expect(never.pragma("wal_autocheckpoint", { simple: true })).toBe(0);
+    never.close();
     writer.close();
   });
 });

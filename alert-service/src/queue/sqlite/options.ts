@@ -1,4 +1,5 @@
 import type { Logger } from "@tocsin/core";
+import type { Checkpoints } from "@tocsin/store";
 import type { Backoff, JobResult } from "../queue.js";
 
 export interface SqliteQueueOptions {
@@ -20,11 +21,11 @@ export interface SqliteQueueOptions {
    */
   syncWal?: SyncWal;
   /**
-   * false: this connection never checkpoints the WAL into the database file; another connection
-   * to the file does (in the processing thread, whose job-end commits run SQLite's automatic
-   * checkpoints), so that the thread that accepts is not held by one (default true).
+   * Who checkpoints the WAL this connection writes (libs/store `openSqlite`; default "here", in
+   * this connection's commits). The thread that accepts says "never", so that it is not held by
+   * one: the processing thread's connection to the file checkpoints it, in its job-end commits.
    */
-  checkpoints?: boolean;
+  checkpoints?: Checkpoints;
   /** How long finished jobs stay (dedupe window and `waitFor` answers). */
   retainMs?: number;
   /** How often finished jobs older than `retainMs` are deleted (default every minute). */

@@ -1,5 +1,5 @@
 import { unavailable } from "@tocsin/core";
-import { openSqlite } from "@tocsin/store";
+import { type Checkpoints, openSqlite } from "@tocsin/store";
 import type { Database as Db } from "better-sqlite3";
 
 /**
@@ -70,9 +70,8 @@ CREATE INDEX IF NOT EXISTS jobs_pending_units ON jobs (lane, seq, units, done) W
  * and the job runs again — harmless, jobs are idempotent, and the alert data they wrote is itself
  * committed with NORMAL (service.ts).
  */
-export function openQueueDb(file: string, checkpoints: boolean): Db {
-  const db = openSqlite(file);
-  if (!checkpoints) db.pragma("wal_autocheckpoint = 0");
+export function openQueueDb(file: string, checkpoints: Checkpoints): Db {
+  const db = openSqlite(file, { checkpoints });
   db.exec(SCHEMA);
   addPackColumns(db);
   db.exec(INDEXES);
