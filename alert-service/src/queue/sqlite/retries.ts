@@ -70,7 +70,8 @@ export function createBatchRecorder(db: Db): (end: BatchEnd) => void {
         retry.unit.row.seq,
       );
   });
-  return (end) => record(end);
+  // IMMEDIATE: the write lock is taken (or found held: SQLITE_BUSY) when the transaction begins.
+  return (end) => record.immediate(end);
 }
 
 function finish(db: Db, job: JobRow, result: JobResult): void {
