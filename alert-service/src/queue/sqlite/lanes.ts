@@ -2,23 +2,14 @@ import { prepared } from "@tocsin/store";
 import type { Database as Db } from "better-sqlite3";
 import type { JobRow } from "./schema.js";
 
-/** A pending row as the lane loop sees it (pending-ends.ts: ends not yet written), undefined: ended. */
-export type SeenThrough = (row: JobRow) => JobRow | undefined;
-
 /**
  * Reads the lane's next due rows, each a job or a pack of jobs (packs.ts). Ordered: the head of
  * the lane and the rows behind it up to the first that is not due (a retrying head holds the
  * lane), while they hold at most `max` jobs not yet ended (the head alone when it holds more);
- * `wait` is how long until the head is due; `seen`: each row as the loop sees it. Unordered (never packs): whichever jobs are due,
+ * `wait` is how long until the head is due. Unordered (never packs): whichever jobs are due,
  * earliest first, at most `max`.
  */
-export function nextDue(
-  db: Db,
-  lane: number,
-  max: number,
-  ordered: boolean,
-  seen: SeenThrough = (row) => row,
-): { jobs: JobRow[]; wait: number } {
+export function nextDue(db: Db, lane: number, max: number, ordered: boolean): { jobs: JobRow[]; wait: number } {
   const now = Date.now();
   if (!ordered) {
     const jobs = prepared(
@@ -36,12 +27,10 @@ export function nextDue(
   // rows it runs (and the one after them).
   const jobs: JobRow[] = [];
   let units = 0;
-  for (const stored of prepared(
+  for (const row of prepared(
     db,
     "SELECT seq, id, name, data, attempts, run_after, units, done, result FROM jobs WHERE lane = ? AND status = 'pending' ORDER BY seq",
   ).iterate(lane) as IterableIterator<JobRow>) {
-    const row = seen(stored);
-    if (!row) continue;
     if (row.run_after > now) {
       if (jobs.length === 0) return { jobs, wait: row.run_after - now };
       break;
@@ -61,7 +50,7 @@ export function nextDue(
  * `max` jobs; a lane's head larger than the room left waits for a batch it comes first in.
  * `wait`: until the earliest head is due, when none is.
  */
-export function dueAcrossLanes(db: Db, lanes: number, max: number, seen?: SeenThrough): { jobs: JobRow[]; wait: number } {
+export function dueAcrossLanes(db: Db, lanes: number, max: number): { jobs: JobRow[]; wait: number } {
   const head = prepared(db, "SELECT MIN(seq) FROM jobs WHERE lane = ? AND status = 'pending'").pluck();
   const order: Array<{ lane: number; seq: number }> = [];
   for (let lane = 0; lane < lanes; lane++) {
@@ -74,7 +63,7 @@ export function dueAcrossLanes(db: Db, lanes: number, max: number, seen?: SeenTh
   let wait = 1000;
   for (const { lane } of order) {
     if (room <= 0) break;
-    const due = nextDue(db, lane, room, true, seen);
+    const due = nextDue(db, lane, room, true);
     wait = Math.min(wait, due.wait);
     const units = due.jobs.reduce((n, row) => n + row.units - row.done, 0);
     if (units > room && jobs.length > 0) continue;

@@ -70,8 +70,7 @@ export function createBatchRecorder(db: Db): (end: BatchEnd) => void {
         retry.unit.row.seq,
       );
   });
-  // IMMEDIATE: the write lock is taken (or found held: SQLITE_BUSY) when the transaction begins.
-  return (end) => record.immediate(end);
+  return (end) => record(end);
 }
 
 function finish(db: Db, job: JobRow, result: JobResult): void {

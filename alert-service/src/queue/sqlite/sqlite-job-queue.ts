@@ -1,4 +1,3 @@
-import { isBusy, tryWrite } from "@tocsin/store";
 import type { Database as Db } from "better-sqlite3";
 import {
   asBatchWorker,
@@ -16,7 +15,6 @@ import { dueAcrossLanes, LaneSleepers, nextDue } from "./lanes.js";
 import { JobEnds } from "./notifications.js";
 import type { EndedJob, SqliteQueueOptions } from "./options.js";
 import { unitsOf } from "./packs.js";
-import { MAX_PENDING_BATCHES, PendingEnds } from "./pending-ends.js";
 import { type BatchEnd, createBatchRecorder, endOfBatch, type RetryRules } from "./retries.js";
 import { type JobRow, openQueueDb } from "./schema.js";
 import { FinishedJobSweeper } from "./sweep.js";
@@ -42,8 +40,6 @@ export class SqliteJobQueue implements JobQueue {
   private readonly sweeper: FinishedJobSweeper;
   private readonly rules: RetryRules;
   private readonly record: (end: BatchEnd) => void;
-  /** Ends not yet written while another connection held the file (ordered queues; pending-ends.ts). */
-  private readonly pending = new PendingEnds();
   private loops: Promise<void>[] = [];
   private running = false;
 
@@ -100,11 +96,10 @@ export class SqliteJobQueue implements JobQueue {
     this.running = true;
     const worker = asBatchWorker(run);
     const ordered = this.opts.ordered !== false;
-    const seen = (row: JobRow) => this.pending.adjust(row);
     this.loops = this.merged
-      ? [this.loop(ALL_LANES, () => dueAcrossLanes(this.db, this.lanes, worker.maxJobs, seen), worker)]
+      ? [this.loop(ALL_LANES, () => dueAcrossLanes(this.db, this.lanes, worker.maxJobs), worker)]
       : Array.from({ length: this.lanes }, (_, lane) =>
-          this.loop(lane, () => nextDue(this.db, lane, worker.maxJobs, ordered, seen), worker),
+          this.loop(lane, () => nextDue(this.db, lane, worker.maxJobs, ordered), worker),
         );
     this.sweeper.start(this.opts.sweepEveryMs ?? 60_000);
   }
@@ -114,9 +109,7 @@ export class SqliteJobQueue implements JobQueue {
     while (this.running) {
       const { jobs, wait } = due();
       if (jobs.length === 0) {
-        // Nothing more to run before the ends held back are written (and seen by other connections).
-        if (this.pending.size()) this.recordPending();
-        else await this.sleepers.sleep(key, Math.max(1, Math.min(wait, 1000)));
+        await this.sleepers.sleep(key, Math.max(1, Math.min(wait, 1000)));
         continue;
       }
       // Let I/O (requests, answers) through between batches: with the synchronous SQLite stores a
@@ -136,30 +129,8 @@ export class SqliteJobQueue implements JobQueue {
       outcomes = [{ ok: false, error }];
     }
     const end = endOfBatch(units, outcomes, this.rules);
-    this.pending.add(end.ended);
-    // A retry is written at once (with the ends before it), as are ends held back for long
-    // enough; otherwise the ends are written unless another connection holds the file, and
-    // then with a later batch's.
-    if (end.retry || this.opts.ordered === false || this.pending.batches() >= MAX_PENDING_BATCHES) this.recordPending(end.retry);
-    else this.recordPending(undefined, false);
-  }
-
-  /**
-   * Writes the pending ends (and `retry`) in one transaction, then tells of them. `wait` false:
-   * only if the file's write lock is free now; else they stay pending.
-   */
-  private recordPending(retry?: BatchEnd["retry"], wait = true): void {
-    const ended = this.pending.list();
-    if (!ended.length && !retry) return;
-    try {
-      if (wait) this.record({ ended, ...(retry ? { retry } : {}) });
-      else tryWrite(this.db, () => this.record({ ended }));
-    } catch (err) {
-      if (!wait && isBusy(err)) return;
-      throw err;
-    }
-    this.pending.clear();
-    const told = ended.map(({ unit, result }) => ({ id: unit.job.id, result }));
+    this.record(end);
+    const told = end.ended.map(({ unit, result }) => ({ id: unit.job.id, result }));
     this.ends.told(told);
     if (told.length) this.opts.onEnded?.(told);
   }
@@ -181,7 +152,6 @@ export class SqliteJobQueue implements JobQueue {
     this.sweeper.stop();
     this.sleepers.wakeAll();
     await Promise.all(this.loops);
-    this.recordPending();
     await this.commits.close();
     this.db.close();
   }
