@@ -63,6 +63,8 @@ const { values: opt } = parseArgs({
     wal: { type: "string", default: "elsewhere" },
   },
 });
+// Checked before any server starts (embedded: who checkpoints alert.db's WAL).
+if (!["here", "elsewhere"].includes(opt.wal)) throw new Error("--wal is elsewhere or here");
 const SAMPLE = Number(opt.sample);
 const BATCH = Number(opt.batch);
 const log = (...a) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...a);
@@ -208,7 +210,6 @@ async function openMode(mode) {
   if (mode === "embedded") {
     const dir = mkdtempSync(join(tmpdir(), "tocsin-growth-"));
     const file = join(dir, "alert.db");
-    if (!["here", "elsewhere"].includes(opt.wal)) throw new Error("--wal is elsewhere or here");
     const db = openSqlite(file, { checkpoints: opt.wal });
     // As the processing thread does (thread/worker.ts): alert.db's checkpoints in a thread of their own.
     const checkpointer = opt.wal === "elsewhere" ? startCheckpointThread([file], createLogger("growth", "info")) : undefined;
