@@ -1,3 +1,4 @@
+import { until } from "@tocsin/testing";
 import { api } from "./api.js";
 import { startSystem } from "./harness.js";
 
@@ -12,6 +13,12 @@ export interface MailSystem {
   metricsUrl: string;
   /** The value of a metric line (`name` or `name{labels}`), 0 when absent. */
   metric(name: string): Promise<number>;
+  /**
+   * Resolves once no mail job is waiting, delayed or running (`tocsin_mail_queued` 0): every mail
+   * of the alerts processed so far has been sent or dropped, so a check that a mail did NOT come
+   * can fail. Not for a moment when a delayed job (a digest) is meant to be pending.
+   */
+  mailSettled(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -27,11 +34,17 @@ export async function startMailSystem(env: Record<string, string>): Promise<Mail
     adminToken: sys.adminToken,
     alertDataDir: sys.alertDataDir,
     metricsUrl,
-    async metric(name) {
-      const text = (await api(metricsUrl).get("")).text;
-      const line = text.split("\n").find((l) => l.startsWith(`${name} `));
-      return line ? Number(line.slice(name.length + 1)) : 0;
+    metric: (name) => readMetric(metricsUrl, name),
+    mailSettled: async () => {
+      await until(async () => (await readMetric(metricsUrl, "tocsin_mail_queued")) === 0);
     },
     stop: () => sys.stop(),
   };
+}
+
+/** The value of a metric line (`name` or `name{labels}`) at `metricsUrl`, 0 when absent. */
+export async function readMetric(metricsUrl: string, name: string): Promise<number> {
+  const text = (await api(metricsUrl).get("")).text;
+  const line = text.split("\n").find((l) => l.startsWith(`${name} `));
+  return line ? Number(line.slice(name.length + 1)) : 0;
 }

@@ -105,7 +105,7 @@ describe.skipIf(!available)("eight processes: two replicas of every service", ()
     }
   }
 
-  it("a token revocation and a key reset through one gateway are refused by the other on its next request; settings written through both at once lose nothing", async () => {
+  it("a token revocation and a key reset through one gateway are refused by the other as soon as its replicas have heard; settings written through both at once lose nothing", async () => {
     const [viaA, viaB] = sys.gateways.map((g) => api(g, ADMIN));
     // A personal access token, warmed into gateway B's cache, revoked through gateway A.
     const me = await viaA?.get("/api/v4/user");
@@ -114,7 +114,10 @@ describe.skipIf(!available)("eight processes: two replicas of every service", ()
     const patOnB = api(sys.gateways[1], pat?.body.token);
     for (let i = 0; i < 3; i++) expect((await patOnB.get("/api/v4/user")).status).toBe(200);
     expect((await viaA?.del(`/api/v4/personal_access_tokens/${pat?.body.id}`))?.status).toBe(204);
-    expect((await patOnB.get("/api/v4/user")).status).toBe(401);
+    // Gateway B may watch the other auth-service replica, which hears of the change over Redis a
+    // moment after A's call answered (docs/architecture.md, "The window that is left"): B is
+    // polled for at most 2 s, far inside its caches' 30 s lifetime, so only the event explains it.
+    await until(async () => (await patOnB.get("/api/v4/user")).status === 401, 2_000);
 
     // A webhook key used on gateway B, reset through gateway A (another project: the load test
     // counts every alert of its own).
@@ -131,7 +134,7 @@ describe.skipIf(!available)("eight processes: two replicas of every service", ()
     for (let i = 0; i < 3; i++) expect(await postOnB(hook?.body.token)).toBe(202);
     const reset = await viaA?.post(`${hooks}/${hook?.body.id}/reset_token`);
     expect(reset?.status, reset?.text).toBe(200);
-    expect(await postOnB(hook?.body.token)).toBe(401);
+    await until(async () => (await postOnB(hook?.body.token)) === 401, 2_000);
     expect(await postOnB(reset?.body.token)).toBe(202);
 
     // Notification settings: every event of a custom setting switched on by its own request, all

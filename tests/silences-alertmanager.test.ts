@@ -143,11 +143,13 @@ describe.skipIf(!available)("a real Alertmanager posting while a Tocsin silence 
     expect(silenced.status).toBe("triggered");
     expect(silenced.silenced_by).toEqual([silenceId]);
     expect((await alertByTitle("Disk full"))?.silenced_by ?? []).toEqual([]);
+    await sys.mailSettled();
     expect(mails("Postgres down")).toEqual([]);
 
     // Alertmanager sends the recovery when the alert resolves: it is never held.
     await fire([{ alertname: "PostgresDown", title: "Postgres down", endsAt: new Date().toISOString() }]);
     await until(async () => (await alertByTitle("Postgres down"))?.status === "resolved", 60_000, 200);
+    await sys.mailSettled();
     expect(mails("Postgres down")).toEqual([]);
   }, 120_000);
 });

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { freePort } from "@tocsin/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api } from "./api.js";
-import { built, type Started, startTocsin, stopTocsin } from "./start-process.js";
+import { built, startTocsin, stopTocsin } from "./start-process.js";
 
 // The real `npm start` path, run as processes by tests/start-process.ts.
 const ADMIN_TOKEN = "start-test-admin-token-0123456789";
@@ -39,8 +39,10 @@ describe.skipIf(!built)("npm start (scripts/start.mjs)", () => {
       expect(health.status).toBe(200);
       const readiness = await fetch(`${started.url}/-/readiness`);
       expect(readiness.status).toBe(200);
+      // "Tocsin is running" follows the ports answering; a process's own "listening" line may
+      // still be on its way through the launcher's line reader.
       for (const name of ["auth", "settings", "alert", "gateway"])
-        expect(started.output()).toMatch(new RegExp(`^${name}\\s*\\| `, "m"));
+        await expect.poll(() => started.output()).toMatch(new RegExp(`^${name}\\s*\\| `, "m"));
     } finally {
       expect(await stopTocsin(started)).toBe(0);
     }

@@ -52,8 +52,11 @@ export function describeJobQueueContract(name: string, makeFixture: () => Promis
       await Promise.all([q.add({ id, name: "n", lane: 0, data: {} }), q.add({ id, name: "n", lane: 0, data: {} })]);
       await q.waitFor(id, 0, 5000);
       await q.add({ id, name: "n", lane: 0, data: {} });
-      await sleep(200);
-      expect(runs).toBe(1);
+      // A later job of the lane ends after anything added before it: a second run of the id too.
+      const after = uid("dup-after");
+      await q.add({ id: after, name: "n", lane: 0, data: {} });
+      await q.waitFor(after, 0, 5000);
+      expect(runs).toBe(2);
     });
 
     it("runs one lane strictly in order, one at a time, and lanes in parallel (or in turns when merged)", async () => {
@@ -112,8 +115,11 @@ export function describeJobQueueContract(name: string, makeFixture: () => Promis
       const inLane = (lane: number) => jobs.filter((j) => j.lane === lane).map((j) => j.data.n);
       expect(seen[2]).toEqual([-1, ...inLane(2)]);
       expect(seen[3]).toEqual(inLane(3));
-      await sleep(100);
-      expect(runs).toBe(41);
+      // A later job of lane 2 ends after anything added before it: the known id run again too.
+      const after = uid("bulk-after");
+      await q.add({ id: after, name: "n", lane: 2, data: { lane: 2, n: 100 } });
+      expect((await q.waitFor(after, 2, 10_000))?.state).toBe("completed");
+      expect(runs).toBe(42);
     });
 
     it("retries a failing job, and fails an unrecoverable one at once", async () => {
@@ -232,8 +238,11 @@ export function describeJobQueueContract(name: string, makeFixture: () => Promis
       // 4 failed once and held the lane: nothing after it ran before its retry; the unrecoverable
       // 7 ran once and did not hold the lane.
       expect(runs).toEqual(["0/1", "1/1", "2/1", "3/1", "4/1", "4/2", "5/1", "6/1", "7/1", "8/1", "9/1"]);
-      await sleep(100);
-      expect(runs).toHaveLength(11);
+      // A retry holds the lane (4 above): a later job of the lane ends after any retry of 7 too.
+      const after = { id: uid("lane3-after"), name: "n", lane: 3, data: { n: 10 } };
+      await q.add(after);
+      expect(await q.waitFor(after.id, 3, 10_000)).toEqual({ state: "completed", result: { n: 10 } });
+      expect(runs).toHaveLength(12);
     });
 
     it("answers waitFor with undefined when the job does not end in time", async () => {

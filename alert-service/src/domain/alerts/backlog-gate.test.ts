@@ -77,7 +77,9 @@ describe("backlog gate", () => {
     await vi.waitFor(() => expect(second.done).toBe(true));
     expect(first.done).toBe(true);
     expect(third.done).toBe(false);
-    await new Promise((r) => setTimeout(r, 20));
+    // Several reads later, still at 110: the third is still held.
+    const readsHeld = queue.reads;
+    await vi.waitFor(() => expect(queue.reads).toBeGreaterThan(readsHeld + 2));
     expect(third.done).toBe(false);
     queue.pending -= 40;
     await vi.waitFor(() => expect(third.done).toBe(true));
