@@ -217,6 +217,7 @@ for (const combo of combos) {
         }
         const mine = () => sink.to(owner.user.email).filter((m) => m.subject?.startsWith(`${storm.path_with_namespace} |`));
         await until(() => mine().length === 31, (combo.stormWindowSeconds + 90) * 1000);
+        await sys.mailSettled();
         const digests = mine().filter((m) => m.subject === `${storm.path_with_namespace} | 70 more alerts`);
         expect(digests).toHaveLength(1);
         expect(mine().filter((m) => m.subject?.includes("| Alert: Storm"))).toHaveLength(30);
