@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort, until, waitForPort } from "@tocsin/testing";
 import { afterEach, describe, expect, inject, it } from "vitest";
-import { readMetric } from "./alert-email-system.js";
+import { mailSettled } from "./alert-email-system.js";
 import { api } from "./api.js";
 import { bootAuth, bootGateway, bootSettings } from "./harness.js";
 import { addMember, seedProject, seedUser } from "./seed.js";
@@ -138,10 +138,7 @@ describe("alert e-mails survive SIGKILL of alert-service", () => {
         await until(() => titles.every((t) => all.every((e) => count(e, t) >= 1)), 60_000);
         // No mail job is left waiting, delayed or running (a job of the killed process included):
         // no retry can send any of them again.
-        await until(
-          async () => (await readMetric(`http://127.0.0.1:${metricsPort}/metrics`, "tocsin_mail_queued")) === 0,
-          60_000,
-        );
+        await mailSettled(`http://127.0.0.1:${metricsPort}/metrics`, 60_000);
         for (const t of titles) for (const e of all) expect(count(e, t), `${e} ${t}`).toBe(1);
       },
       180_000,

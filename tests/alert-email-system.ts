@@ -35,15 +35,18 @@ export async function startMailSystem(env: Record<string, string>): Promise<Mail
     alertDataDir: sys.alertDataDir,
     metricsUrl,
     metric: (name) => readMetric(metricsUrl, name),
-    mailSettled: async () => {
-      await until(async () => (await readMetric(metricsUrl, "tocsin_mail_queued")) === 0);
-    },
+    mailSettled: () => mailSettled(metricsUrl),
     stop: () => sys.stop(),
   };
 }
 
+/** Resolves once alert-service's metrics at `metricsUrl` show no mail job waiting, delayed or running. */
+export async function mailSettled(metricsUrl: string, timeoutMs = 30_000): Promise<void> {
+  await until(async () => (await readMetric(metricsUrl, "tocsin_mail_queued")) === 0, timeoutMs);
+}
+
 /** The value of a metric line (`name` or `name{labels}`) at `metricsUrl`, 0 when absent. */
-export async function readMetric(metricsUrl: string, name: string): Promise<number> {
+async function readMetric(metricsUrl: string, name: string): Promise<number> {
   const text = (await api(metricsUrl).get("")).text;
   const line = text.split("\n").find((l) => l.startsWith(`${name} `));
   return line ? Number(line.slice(name.length + 1)) : 0;
