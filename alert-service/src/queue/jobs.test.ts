@@ -169,6 +169,30 @@ describe("createJobWorker", () => {
     const retry = await worker(recordingHandlers(() => transient).handlers).batch([incidentRun("i")]);
     expect(retry[0]).toEqual({ ok: false, error: transient });
   });
+
+  it("takes any JSON object as a process-alert job's payload, as it is, and nothing else", async () => {
+    const seen: ProcessAlertJob[] = [];
+    const { handlers } = recordingHandlers();
+    const capturing: JobHandlers = {
+      ...handlers,
+      processAlerts: (jobs, logger) => {
+        seen.push(...jobs);
+        return handlers.processAlerts(jobs, logger);
+      },
+    };
+    const payload = { labels: { alertname: "Disk" }, values: [1, "two", null], nested: { deep: { er: true } } };
+    const job = (id: string, p: unknown): RunningJob => ({
+      ...processJob(id),
+      data: { ...(processJob(id).data as object), alert: { ...alert, payload: p } },
+    });
+    expect(ok(await worker(capturing).batch([job("a", payload)]))).toEqual([true]);
+    expect(seen[0]?.alert.payload).toBe(payload);
+    for (const bad of [[1, 2], null, "text", 3, undefined]) {
+      const [outcome] = await worker(capturing).batch([job("b", bad)]);
+      expect(outcome).toMatchObject({ ok: false, error: expect.any(UnrecoverableJobError) });
+    }
+    expect(seen).toHaveLength(1);
+  });
 });
 
 describe("createTimerRunner", () => {

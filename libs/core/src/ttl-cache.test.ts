@@ -41,6 +41,29 @@ describe("TtlCache", () => {
     expect([cache.get("a"), cache.get("b"), cache.get("c")]).toEqual([1, undefined, 3]);
   });
 
+  it("keeps the order of use exact when the newest key is read again, deleted or set again", () => {
+    const cache = new TtlCache<string, number>({ maxEntries: 3 });
+    cache.set("a", 1);
+    cache.set("b", 2);
+    cache.get("a");
+    cache.get("a"); // already the newest: the order stays b, a
+    cache.set("c", 3);
+    cache.set("d", 4); // drops b, the least recently used
+    expect([cache.get("b"), cache.get("a")]).toEqual([undefined, 1]); // order c, d, a
+    cache.delete("a"); // the newest goes: c, d
+    cache.get("c"); // d, c
+    cache.set("e", 5); // d, c, e
+    cache.set("f", 6); // drops d
+    expect([cache.get("d"), cache.get("c"), cache.get("e"), cache.get("f")]).toEqual([undefined, 3, 5, 6]);
+    cache.clear();
+    cache.set("g", 7);
+    cache.set("h", 8);
+    cache.set("i", 9);
+    cache.get("g"); // h, i, g
+    cache.set("j", 10); // drops h
+    expect([cache.get("h"), cache.get("i"), cache.get("g"), cache.get("j")]).toEqual([undefined, 9, 7, 10]);
+  });
+
   it("drops what a change names", () => {
     const cache = new TtlCache<string, { user: number }>();
     cache.set("t1", { user: 1 });

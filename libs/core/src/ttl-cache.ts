@@ -24,6 +24,8 @@ export class TtlCache<K, V> {
   private readonly ttlMs: number;
   private readonly maxEntries: number;
   private readonly now: () => number;
+  /** The key at the end of `entries` (the most recently used), when known. */
+  private newest: K | undefined;
 
   constructor(options: TtlCacheOptions = {}) {
     this.ttlMs = options.ttlMs ?? Number.POSITIVE_INFINITY;
@@ -37,36 +39,50 @@ export class TtlCache<K, V> {
     if (!entry) return undefined;
     const now = this.now();
     if (now >= entry.expiresAt) {
-      this.entries.delete(key);
+      this.delete(key);
       return undefined;
     }
     if (now - entry.setAt >= maxAgeMs) return undefined;
+    this.touch(key, entry);
+    return entry.value;
+  }
+
+  /**
+   * Makes `key` the most recently used: re-inserted at the end of the map, unless it is there
+   * already. A hot key (one project's entry read for every alert of a storm) then costs a lookup,
+   * not a delete and an insert each time (and the map's rehash of their tombstones).
+   */
+  private touch(key: K, entry: Entry<V>): void {
+    if (this.newest === key) return;
     this.entries.delete(key);
     this.entries.set(key, entry);
-    return entry.value;
+    this.newest = key;
   }
 
   /** Keeps `value` for `ttlMs`, or until `notAfter` (epoch ms) when that is sooner. */
   set(key: K, value: V, options: { notAfter?: number } = {}): void {
     const now = this.now();
     const expiresAt = Math.min(now + this.ttlMs, options.notAfter ?? Number.POSITIVE_INFINITY);
-    this.entries.delete(key);
+    this.delete(key);
     if (expiresAt <= now) return;
     this.entries.set(key, { value, setAt: now, expiresAt });
-    while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as K);
+    this.newest = key;
+    while (this.entries.size > this.maxEntries) this.delete(this.entries.keys().next().value as K);
   }
 
   delete(key: K): void {
     this.entries.delete(key);
+    if (this.newest === key) this.newest = undefined;
   }
 
   /** Drops every entry whose value (or key) `stale` names. */
   deleteWhere(stale: (value: V, key: K) => boolean): void {
-    for (const [key, entry] of this.entries) if (stale(entry.value, key)) this.entries.delete(key);
+    for (const [key, entry] of this.entries) if (stale(entry.value, key)) this.delete(key);
   }
 
   clear(): void {
     this.entries.clear();
+    this.newest = undefined;
   }
 
   get size(): number {
