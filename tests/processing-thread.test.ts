@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { threadId } from "node:worker_threads";
@@ -83,6 +83,9 @@ describe.each(queues)("alert processing in a worker thread (SQLite, %s)", (_name
     expect(stats).toMatchObject({ pending: 0, processed: 2, failed: 0 });
     // The thread's log lines reach the main thread's logger, marked with the thread.
     await until(() => log.lines().some((l) => l.msg === "alert processed" && l.thread === "processing"));
+    // The checkpoint thread watches the local lanes' file only where there is one: with BullMQ
+    // nothing creates `alert-queue.db`.
+    expect(existsSync(join(dataDir, "alert-queue.db"))).toBe(!redis);
   });
 
   it("a thread that dies is logged and restarted, and what was queued meanwhile runs", async () => {

@@ -34,9 +34,15 @@ const logger = createLogger("alert-service", logLevel, { write: (line: string) =
 });
 const tracing = await startTracing(config.tracing);
 const alertDb = join(config.dataDir, "alert.db");
-// Its checkpoints run in a thread of their own, not in this thread's batch commits (checkpoint-thread.ts).
+/**
+ * The local lanes' file (without REDIS_URL): the accepting thread adds to it, this thread ends its
+ * jobs. The checkpoints of it and of `alert.db` run in a thread of their own, not in this
+ * thread's commits (checkpoint-thread.ts): beside an accepting thread, the queue file's
+ * checkpoints in the job ends cost the drain 5–21 % (bench/notes/2026-11-29-drain.md).
+ */
+const queueDb = redis ? undefined : join(config.dataDir, "alert-queue.db");
 const sqlite = openSqlite(alertDb, { checkpoints: "elsewhere" });
-const checkpoints = startCheckpointThread([alertDb], logger);
+const checkpoints = startCheckpointThread(queueDb ? [alertDb, queueDb] : [alertDb], logger);
 const mail = createLocalNotifier({
   config,
   ...bullmq,
@@ -65,6 +71,7 @@ const { lanes, queue, timers } = openAlertQueues({
   onEnded: (jobs) => send({ type: "ended", jobs }),
   // The thread's SQLite stores run one batch at a time: one loop takes the lanes' jobs together.
   mergeLanes: true,
+  ...(queueDb ? { checkpoints: "elsewhere" as const } : {}),
 });
 // The one composition root of processing, as in the main thread (processing-runtime.ts).
 const processing = createProcessing({
