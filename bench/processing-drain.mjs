@@ -9,9 +9,9 @@
 //          durable SQLite queue, as the accepting thread adds them (one pack per lane and post);
 //   drain  the real composition of processing (`createProcessing`: the lane worker and its
 //          job-data checks, processing, the Reactions dispatcher with the silences gate, the
-//          queue's reads and job ends), on `alert.db` opened as the processing thread opens it
-//          (checkpoints in a checkpoint thread), merged lanes, batches of --batch jobs, until
-//          every job has ended;
+//          queue's reads and job ends), on `alert.db` and `alert-queue.db` opened as the
+//          processing thread opens them (their checkpoints in a checkpoint thread), merged lanes,
+//          batches of --batch jobs, until every job has ended;
 // and prints the drain's jobs/s (wall), µs of CPU per job (process.cpuUsage: every thread of the
 // process), how busy the draining thread was (its own CPU over the drain's wall time: the rest it
 // waited, for a lock, a sync or a wake) and the jobs per batch, median of --rounds after one
@@ -143,9 +143,12 @@ function threadCpuMs() {
 }
 
 async function drain(dataDir, tag) {
+  // As alert-service/src/thread/worker.ts opens them without REDIS_URL: both files' checkpoints
+  // in the checkpoint thread, the writers' own only at the backstop.
   const alertDb = join(dataDir, "alert.db");
+  const queueDb = join(dataDir, "alert-queue.db");
   const sqlite = openSqlite(alertDb, { checkpoints: "elsewhere" });
-  const checkpoints = startCheckpointThread([alertDb], logger);
+  const checkpoints = startCheckpointThread([alertDb, queueDb], logger);
   let ended = 0;
   let batches = 0;
   let done;
@@ -156,6 +159,7 @@ async function drain(dataDir, tag) {
     dataDir,
     logger,
     mergeLanes: true,
+    checkpoints: "elsewhere",
     onEnded: (jobs) => {
       batches++;
       ended += jobs.length;
