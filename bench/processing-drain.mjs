@@ -22,15 +22,20 @@
 // --jobs / R seconds; the drain's rate is then the jobs ended while the adds went on over their
 // time (what processing keeps up with beside an accepting thread), and CPU per job is the
 // process's (both threads).
+// --queue redis: the lanes are BullMQ's instead, on a private `redis-server --appendonly yes
+// --appendfsync always` (as bench/storm.mjs runs it), a fresh key prefix per round, the drain with
+// BullMQ's turns (worker.ts); it adds Redis's CPU per job (/proc/<pid>/stat) to the line.
 // Not in it: the e-mail, channel and paging reactors (their claims need settings- and
 // auth-service; in a storm they find no recipient, channel or policy) and the main thread's
 // answers to ended jobs.
 //
 // One-command reproduction (build first: the script imports alert-service/dist):
-//   npm run build && node bench/processing-drain.mjs [--jobs 40000] [--post 100] [--batch 256] [--rounds 3] [--accept-rate 0]
+//   npm run build && node bench/processing-drain.mjs [--jobs 40000] [--post 100] [--batch 256] [--rounds 3] [--accept-rate 0] [--queue local]
 // Before/after: run it on each build alternately (the figures of one run are comparable only
 // to those of runs beside it on the same machine).
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -41,6 +46,7 @@ import { alertJobId } from "../alert-service/dist/domain/alerts/ports.js";
 import { normalizeAlertmanager } from "../alert-service/dist/domain/alerts/prometheus.js";
 import { createProcessing, openAlertQueues } from "../alert-service/dist/processing-runtime.js";
 import { createAlertJobs } from "../alert-service/dist/queue/alert-jobs.js";
+import { BULLMQ_TURNS } from "../alert-service/dist/queue/lane-worker.js";
 import { createSqliteAlertsStores } from "../alert-service/dist/store/alerts/sqlite-stores.js";
 import { createSqliteSilenceStore } from "../alert-service/dist/store/silences/sqlite-silence-store.js";
 import { startCheckpointThread } from "../alert-service/dist/thread/checkpoint-thread.js";
@@ -52,9 +58,11 @@ const { values: opt } = parseArgs({
     batch: { type: "string", default: "256" },
     rounds: { type: "string", default: "3" },
     "accept-rate": { type: "string", default: "0" },
+    queue: { type: "string", default: "local" },
   },
 });
 const ACCEPT_RATE = Number(opt["accept-rate"]);
+if (opt.queue !== "local" && opt.queue !== "redis") throw new Error("--queue: local or redis");
 if (!(Number(opt.rounds) >= 1)) throw new Error("--rounds: at least 1");
 const JOBS = Number(opt.jobs);
 const POST = Number(opt.post);
@@ -103,8 +111,8 @@ function jobsOf(tag, from, to) {
   }));
 }
 
-async function fill(dataDir, tag) {
-  const { queue, timers } = openAlertQueues({ dataDir, logger });
+async function fill(dataDir, tag, bullmq) {
+  const { queue, timers } = openAlertQueues({ dataDir, logger, ...bullmq });
   const jobs = createAlertJobs(queue, timers);
   for (let i = 0; i < JOBS; i += POST) await jobs.enqueueAlerts(jobsOf(tag, i, Math.min(i + POST, JOBS)));
   await queue.close();
@@ -116,10 +124,11 @@ async function fill(dataDir, tag) {
  * connection, tells the drain of each commit's lanes (`commit`) and, at the end, of how long the
  * adds took (`added`).
  */
-async function produce({ dataDir, tag, rate }) {
+async function produce({ dataDir, tag, rate, bullmq }) {
   const { queue, timers } = openAlertQueues({
     dataDir,
     logger,
+    ...bullmq,
     checkpoints: "never",
     onCommit: (lanes) => parentPort.postMessage({ type: "commit", lanes }),
   });
@@ -142,13 +151,19 @@ function threadCpuMs() {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-async function drain(dataDir, tag) {
-  // As alert-service/src/thread/worker.ts opens them without REDIS_URL: both files' checkpoints
-  // in the checkpoint thread, the writers' own only at the backstop.
+/** CPU ms of process `pid` so far (/proc/<pid>/stat, user + system, in ticks of 10 ms). */
+function processCpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+async function drain(dataDir, tag, redis) {
+  // As alert-service/src/thread/worker.ts opens them: without REDIS_URL both files' checkpoints
+  // in the checkpoint thread, the writers' own only at the backstop; with it, alert.db's.
   const alertDb = join(dataDir, "alert.db");
-  const queueDb = join(dataDir, "alert-queue.db");
+  const queueDb = redis ? undefined : join(dataDir, "alert-queue.db");
   const sqlite = openSqlite(alertDb, { checkpoints: "elsewhere" });
-  const checkpoints = startCheckpointThread([alertDb, queueDb], logger);
+  const checkpoints = startCheckpointThread(queueDb ? [alertDb, queueDb] : [alertDb], logger);
   let ended = 0;
   let batches = 0;
   let done;
@@ -159,7 +174,7 @@ async function drain(dataDir, tag) {
     dataDir,
     logger,
     mergeLanes: true,
-    checkpoints: "elsewhere",
+    ...(redis ? redis.bullmq : { checkpoints: "elsewhere" }),
     onEnded: (jobs) => {
       batches++;
       ended += jobs.length;
@@ -169,12 +184,12 @@ async function drain(dataDir, tag) {
   let accepting;
   if (ACCEPT_RATE > 0) {
     const producer = new Worker(new URL(import.meta.url), {
-      workerData: { dataDir, tag, rate: ACCEPT_RATE },
+      workerData: { dataDir, tag, rate: ACCEPT_RATE, bullmq: redis?.bullmq },
       argv: process.argv.slice(2),
     });
     accepting = new Promise((resolve, reject) => {
       producer.on("message", (m) => {
-        if (m.type === "commit") lanes.wake(m.lanes);
+        if (m.type === "commit" && !redis) lanes.wake(m.lanes);
         else if (m.type === "added") resolve({ ms: m.ms, ended });
       });
       producer.on("error", reject);
@@ -186,10 +201,11 @@ async function drain(dataDir, tag) {
     timers,
     clock: systemClock,
     logger,
-    turns: 1,
+    turns: redis ? BULLMQ_TURNS : 1,
     batchJobs: Number(opt.batch),
     silences: createSqliteSilenceStore(sqlite),
   });
+  const redis0 = redis ? processCpuMs(redis.pid) : 0;
   const busy0 = threadCpuMs();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
@@ -198,6 +214,7 @@ async function drain(dataDir, tag) {
   const wallMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   const busyPct = (100 * (threadCpuMs() - busy0)) / wallMs;
+  const redisUsPerJob = redis ? ((processCpuMs(redis.pid) - redis0) * 1000) / JOBS : undefined;
   const during = await accepting;
   processing.stop();
   await queue.close();
@@ -212,6 +229,7 @@ async function drain(dataDir, tag) {
     cpuUsPerJob: (cpu.user + cpu.system) / JOBS,
     busyPct,
     jobsPerBatch: JOBS / batches,
+    redisUsPerJob,
   };
 }
 
@@ -220,27 +238,85 @@ if (!isMainThread) {
   process.exit(0);
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const results = [];
-for (let r = -1; r < Number(opt.rounds); r++) {
-  const dataDir = mkdtempSync(join(tmpdir(), "tocsin-drain-"));
-  try {
-    if (ACCEPT_RATE === 0) await fill(dataDir, `r${r}`);
-    const res = await drain(dataDir, `r${r}`);
-    if (r >= 0) results.push(res);
-    const label = r < 0 ? "warm-up (not counted)" : `round ${r + 1}`;
-    console.log(
-      `${label}: ${res.jobsPerS} jobs/s, ${res.cpuUsPerJob.toFixed(1)} µs CPU per job, ` +
-        `the draining thread busy ${res.busyPct.toFixed(0)} % of the time, ${res.jobsPerBatch.toFixed(0)} jobs per batch`,
-    );
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
+/** A private `redis-server` with every write on disk before it answers (as bench/storm.mjs runs BullMQ's). */
+async function startRedis() {
+  const dir = mkdtempSync(join(tmpdir(), "tocsin-drain-redis-"));
+  const port = await new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+  const args = [
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    "--save",
+    "",
+    "--dir",
+    dir,
+    "--appendonly",
+    "yes",
+    "--appendfsync",
+    "always",
+  ];
+  const proc = spawn("redis-server", args, { stdio: "ignore" });
+  const { Redis } = await import("ioredis");
+  // Until it answers: a fresh client per try (a failed one keeps reconnecting on its own).
+  for (let i = 0; ; i++) {
+    const probe = new Redis(port, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
+    try {
+      await probe.connect();
+      await probe.ping();
+      probe.disconnect();
+      break;
+    } catch (err) {
+      probe.disconnect();
+      if (i === 50) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    pid: proc.pid,
+    stop() {
+      proc.kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const server = opt.queue === "redis" ? await startRedis() : undefined;
+const results = [];
+try {
+  for (let r = -1; r < Number(opt.rounds); r++) {
+    const dataDir = mkdtempSync(join(tmpdir(), "tocsin-drain-"));
+    // A fresh key prefix per round: each drain starts from empty lanes.
+    const redis = server && { pid: server.pid, bullmq: { redisUrl: server.url, queuePrefix: `drain${r + 1}` } };
+    try {
+      if (ACCEPT_RATE === 0) await fill(dataDir, `r${r}`, redis?.bullmq);
+      const res = await drain(dataDir, `r${r}`, redis);
+      if (r >= 0) results.push(res);
+      const label = r < 0 ? "warm-up (not counted)" : `round ${r + 1}`;
+      const redisCpu = redis ? ` (Redis ${res.redisUsPerJob.toFixed(1)})` : "";
+      console.log(
+        `${label}: ${res.jobsPerS} jobs/s, ${res.cpuUsPerJob.toFixed(1)} µs CPU per job${redisCpu}, ` +
+          `the draining thread busy ${res.busyPct.toFixed(0)} % of the time, ${res.jobsPerBatch.toFixed(0)} jobs per batch`,
+      );
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
+} finally {
+  server?.stop();
 }
 const accepting = ACCEPT_RATE > 0 ? `, added at ${ACCEPT_RATE}/s meanwhile` : "";
+const redisCpu = server ? ` (Redis ${median(results.map((x) => x.redisUsPerJob)).toFixed(1)})` : "";
 console.log(
-  `drain of ${JOBS} new alerts (posts of ${POST}${accepting}, batches of ${opt.batch}), median of ${results.length}: ` +
-    `${median(results.map((x) => x.jobsPerS))} jobs/s, ${median(results.map((x) => x.cpuUsPerJob)).toFixed(1)} µs CPU per job, ` +
+  `drain of ${JOBS} new alerts (${opt.queue} lanes, posts of ${POST}${accepting}, batches of ${opt.batch}), median of ${results.length}: ` +
+    `${median(results.map((x) => x.jobsPerS))} jobs/s, ${median(results.map((x) => x.cpuUsPerJob)).toFixed(1)} µs CPU per job${redisCpu}, ` +
     `the draining thread busy ${median(results.map((x) => x.busyPct)).toFixed(0)} % ` +
     `(node ${process.version})`,
 );
