@@ -28,6 +28,13 @@ const inBatches = async () => {
   return { stores: everyWriteInABatch(createSqliteAlertsStores(db)), cleanup: async () => void db.close() };
 };
 describeAlertsStoresContract("sqlite, each write inside a batch", inBatches);
+describeAlertsStoresContract("sqlite, each write inside a batch, open fingerprints merged every 2 alerts", async () => {
+  const db = new Database(":memory:");
+  return {
+    stores: everyWriteInABatch(createSqliteAlertsStores(db, { mergeFingerprintsAt: 2 })),
+    cleanup: async () => void db.close(),
+  };
+});
 describeAlertOverviewContract("sqlite, each write inside a batch", inBatches);
 
 const at = new Date("2026-11-28T10:00:00.000Z");

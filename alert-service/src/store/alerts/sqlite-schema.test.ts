@@ -125,6 +125,22 @@ function v0Database(): Database.Database {
   return db;
 }
 
+/**
+ * A database of the current layout taken back to version 5's one-open rule: the partial unique
+ * index instead of the open fingerprints' table, its triggers and counter (tests of older versions
+ * build their layout from this one).
+ */
+function asVersion5(db: Database.Database): void {
+  db.exec(`
+    DROP TRIGGER alert_fingerprint_closed; DROP TRIGGER alert_fingerprint_reopen_check;
+    DROP TRIGGER alert_fingerprint_reopened; DROP TRIGGER alert_fingerprint_deleted;
+    DROP TABLE alert_open_fingerprints; DROP TABLE alert_fingerprint_reopens;
+    DELETE FROM alert_counters WHERE name = 'fingerprints_merged';
+    CREATE UNIQUE INDEX alerts_one_open_per_fingerprint
+      ON alerts (project_id, fingerprint) WHERE fingerprint IS NOT NULL AND status <> 2;`);
+  db.pragma("user_version = 5");
+}
+
 function newAlert(projectId: number, opKey: string, fingerprint?: string): NewAlert {
   const at = new Date(t0 + 60_000);
   return {
@@ -149,7 +165,7 @@ describe("alert tables on SQLite: an existing database is migrated in place", ()
   it("from version 0 keeps alerts, ids, iids, op records, outcomes and the rules on them", async () => {
     const db = v0Database();
     const { alerts, requests, incidents } = createSqliteAlertsStores(db);
-    expect(db.pragma("user_version", { simple: true })).toBe(5);
+    expect(db.pragma("user_version", { simple: true })).toBe(6);
     const columns = (db.prepare("PRAGMA table_info(alerts)").all() as Array<{ name: string }>).map((c) => c.name);
     expect(columns).not.toContain("create_op");
     expect(columns).toContain("acknowledged_at");
@@ -194,7 +210,7 @@ describe("alert tables on SQLite: an existing database is migrated in place", ()
 
     // Opening again changes nothing; the purge drops old op records and outcomes alike.
     createSqliteAlertsStores(db);
-    expect(db.pragma("user_version", { simple: true })).toBe(5);
+    expect(db.pragma("user_version", { simple: true })).toBe(6);
     await requests.purge(new Date(t0 + 10), new Date(t0 + 10));
     expect(await requests.jobOutcome("op-1")).toBeUndefined();
     expect(await alerts.findByOp(1, "op-4")).toMatchObject({ created: true });
@@ -207,13 +223,14 @@ describe("alert tables on SQLite: an existing database is migrated in place", ()
     for (let i = 0; i < 5; i++) await alerts.create(newAlert(1, `op-${i}`, `f${i}`));
     await alerts.create(newAlert(2, "op-other"));
     await alerts.setStatus(1, "acknowledged", undefined, new Date());
+    asVersion5(db);
     // The layout of version 2: no counts, no triggers.
     db.exec(
       "DROP TRIGGER alert_counts_insert; DROP TRIGGER alert_counts_status; DROP TRIGGER alert_counts_delete; DROP TABLE alert_counts",
     );
     db.pragma("user_version = 2");
     const reopened = createSqliteAlertsStores(db).alerts;
-    expect(db.pragma("user_version", { simple: true })).toBe(5);
+    expect(db.pragma("user_version", { simple: true })).toBe(6);
     const total = async (status?: "triggered" | "acknowledged" | "resolved") =>
       (await reopened.list(1, { status, orderBy: "created_at", sort: "desc", offset: 0, limit: 1 })).total;
     expect([await total(), await total("triggered"), await total("acknowledged")]).toEqual([5, 4, 1]);
@@ -230,11 +247,12 @@ describe("alert tables on SQLite: an existing database is migrated in place", ()
     const db = new Database(":memory:");
     const { alerts } = createSqliteAlertsStores(db);
     for (let i = 0; i < 3; i++) await alerts.create(newAlert(1, `op-${i}`, `f${i}`));
+    asVersion5(db);
     // The layout of version 3: the index was there.
     db.exec("CREATE INDEX alerts_project_started ON alerts (project_id, started_at)");
     db.pragma("user_version = 3");
     const reopened = createSqliteAlertsStores(db).alerts;
-    expect(db.pragma("user_version", { simple: true })).toBe(5);
+    expect(db.pragma("user_version", { simple: true })).toBe(6);
     expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'alerts_project_started'").get()).toBeUndefined();
     await reopened.create(newAlert(1, "op-new", "g"));
     const listed = await reopened.list(1, { orderBy: "started_at", sort: "desc", offset: 0, limit: 10 });
@@ -246,6 +264,7 @@ describe("alert tables on SQLite: an existing database is migrated in place", ()
     const db = new Database(":memory:");
     const { alerts } = createSqliteAlertsStores(db);
     const old = await alerts.create(newAlert(1, "op-old", "f-old"));
+    asVersion5(db);
     // The layout of version 4: no notes column; a new alert's notes were rows of alert_activity.
     db.exec("ALTER TABLE alerts DROP COLUMN notes");
     db.prepare(
@@ -253,7 +272,7 @@ describe("alert tables on SQLite: an existing database is migrated in place", ()
     ).run(old.id, t0);
     db.pragma("user_version = 4");
     const reopened = createSqliteAlertsStores(db).alerts;
-    expect(db.pragma("user_version", { simple: true })).toBe(5);
+    expect(db.pragma("user_version", { simple: true })).toBe(6);
     await reopened.addActivity(old.id, "later", "changed the status to **Resolved**", new Date(t0 + 1));
     expect((await reopened.activity(old.id)).map((e) => e.note)).toEqual([
       "logged an alert from **tool**",
@@ -269,6 +288,35 @@ describe("alert tables on SQLite: an existing database is migrated in place", ()
     expect((await reopened.activity(created.id)).map((e) => [e.note, e.createdAt.getTime()])).toEqual([
       ["logged an alert from **tool**", t0 + 60_000],
     ]);
+    db.close();
+  });
+
+  it("from version 5 moves the open alerts' fingerprints into the look-up table, and the rule holds", async () => {
+    const db = new Database(":memory:");
+    const { alerts } = createSqliteAlertsStores(db);
+    const resolved = await alerts.create(newAlert(1, "op-1", "f"));
+    await alerts.setStatus(resolved.id, "resolved", new Date(t0), new Date(t0));
+    const open = await alerts.create(newAlert(1, "op-2", "f"));
+    await alerts.create(newAlert(2, "op-3", "f"));
+    await alerts.create(newAlert(1, "op-4"));
+    asVersion5(db);
+    const reopened = createSqliteAlertsStores(db).alerts;
+    expect(db.pragma("user_version", { simple: true })).toBe(6);
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'alerts_one_open_per_fingerprint'").get()).toBeUndefined();
+    expect(db.prepare("SELECT project_id, fingerprint, alert_id FROM alert_open_fingerprints ORDER BY project_id").all()).toEqual(
+      [
+        { project_id: 1, fingerprint: "f", alert_id: open.id },
+        { project_id: 2, fingerprint: "f", alert_id: 3 },
+      ],
+    );
+    expect(db.prepare("SELECT value FROM alert_counters WHERE name = 'fingerprints_merged'").get()).toEqual({ value: 4 });
+    expect((await reopened.findOpen(1, "f"))?.id).toBe(open.id);
+    expect(await rejectionReason(reopened.create(newAlert(1, "op-5", "f")))).toBe("OPEN_ALERT_EXISTS");
+    expect(await rejectionReason(reopened.setStatus(resolved.id, "triggered", undefined, new Date()))).toBe("OPEN_ALERT_EXISTS");
+    await reopened.resolve(open.id, new Date(), "op-6", new Date());
+    expect(await reopened.findOpen(1, "f")).toBeUndefined();
+    expect((await reopened.setStatus(resolved.id, "triggered", undefined, new Date())).status).toBe("triggered");
+    expect((await reopened.findOpen(1, "f"))?.id).toBe(resolved.id);
     db.close();
   });
 

@@ -1,18 +1,20 @@
 import { prepared } from "@tocsin/store";
 import type { Database } from "better-sqlite3";
+import { MERGED_UP_TO, REOPEN_REFUSED } from "./sqlite-open-fingerprints.js";
 
 /**
  * Version of the alert tables' layout in `PRAGMA user_version` of the database file (the alert
  * tables own it: the integration and mail tables beside them in `alert.db` are not versioned).
  * 0: a database from before versioning (layout `V0_TO_V1` starts from); 1: the layout below;
  * 2: `alerts.acknowledged_at` (`V1_TO_V2`); 3: `alert_counts` (`V2_TO_V3`); 4: without
- * `alerts_project_started` (`V3_TO_V4`); 5: `alerts.notes` (`V4_TO_V5`).
+ * `alerts_project_started` (`V3_TO_V4`); 5: `alerts.notes` (`V4_TO_V5`); 6: the open fingerprints'
+ * look-up table instead of a unique index (`V5_TO_V6`).
  */
-const SCHEMA_VERSION = 5;
+const SCHEMA_VERSION = 6;
 
 /**
- * The alert list's columns and indexes. The one-open-alert rule is the partial unique index
- * `alerts_one_open_per_fingerprint` (status 2 = resolved). The `alerts_project_*` indexes serve the
+ * The alert list's columns and indexes. The one-open-alert rule (status 2 = resolved) is kept by
+ * `alert_open_fingerprints` and the store (`V5_TO_V6`, sqlite-open-fingerprints.ts). The `alerts_project_*` indexes serve the
  * alerts list: its default order (`created_at`, then `id`, the rowid every index ends with), the
  * status filter, and the `severity` order (severity's direction is inverted against `id`, hence
  * `id DESC`); the `started_at` order is served by `alerts_project_started_counts` (`V1_TO_V2`),
@@ -44,8 +46,6 @@ CREATE TABLE ${name} (
   UNIQUE (project_id, iid)
 );`;
 const ALERTS_INDEXES = `
-CREATE UNIQUE INDEX alerts_one_open_per_fingerprint
-  ON alerts (project_id, fingerprint) WHERE fingerprint IS NOT NULL AND status <> 2;
 CREATE INDEX alerts_project_created ON alerts (project_id, created_at);
 CREATE INDEX alerts_project_status_created ON alerts (project_id, status, created_at);
 CREATE INDEX alerts_project_severity ON alerts (project_id, severity, id DESC);
@@ -206,6 +206,60 @@ const V3_TO_V4 = "DROP INDEX IF EXISTS alerts_project_started;";
 const V4_TO_V5 = "ALTER TABLE alerts ADD COLUMN notes TEXT;";
 
 /**
+ * Version 5 → 6 (issue 25 items 2 and 5: a new alert writes no random leaf). The partial unique
+ * index `alerts_one_open_per_fingerprint` is keyed by a hash: each new alert's entry landed on a
+ * leaf of its own, about half the pages a new alert wrote, more as the store grew. It becomes
+ * `alert_open_fingerprints` (the open alerts up to the `fingerprints_merged` counter, filled here
+ * from the open alerts present) and, for the alerts after the counter, the store's map, merged
+ * into the table in key order every `MERGE_FINGERPRINTS_AT` alerts (sqlite-open-fingerprints.ts).
+ * Triggers keep the table: a resolve or a delete takes an alert out; a reopen puts a merged one
+ * back (and logs it in `alert_fingerprint_reopens`, for the stores' filters of the table's keys)
+ * and is refused, as the index refused it, while another alert of the fingerprint is open
+ * (among the alerts after the counter: a scan of them, on a reopen only).
+ */
+const V5_TO_V6 = `
+DROP INDEX IF EXISTS alerts_one_open_per_fingerprint;
+CREATE TABLE alert_open_fingerprints (
+  project_id INTEGER NOT NULL,
+  fingerprint TEXT NOT NULL,
+  alert_id INTEGER NOT NULL,
+  PRIMARY KEY (project_id, fingerprint)
+) WITHOUT ROWID;
+INSERT INTO alert_open_fingerprints (project_id, fingerprint, alert_id)
+  SELECT project_id, fingerprint, id FROM alerts WHERE fingerprint IS NOT NULL AND status <> 2 ORDER BY project_id, fingerprint;
+CREATE TABLE alert_fingerprint_reopens (
+  seq INTEGER PRIMARY KEY,
+  project_id INTEGER NOT NULL,
+  fingerprint TEXT NOT NULL
+);
+INSERT INTO alert_counters (name, value) VALUES ('${MERGED_UP_TO}', (SELECT COALESCE(MAX(id), 0) FROM alerts))
+  ON CONFLICT (name) DO UPDATE SET value = excluded.value;
+CREATE TRIGGER alert_fingerprint_closed AFTER UPDATE OF status ON alerts
+  WHEN new.status = 2 AND old.status <> 2 AND old.fingerprint IS NOT NULL BEGIN
+  DELETE FROM alert_open_fingerprints WHERE project_id = old.project_id AND fingerprint = old.fingerprint AND alert_id = old.id;
+END;
+CREATE TRIGGER alert_fingerprint_reopen_check BEFORE UPDATE OF status ON alerts
+  WHEN old.status = 2 AND new.status <> 2 AND old.fingerprint IS NOT NULL BEGIN
+  SELECT RAISE(ABORT, '${REOPEN_REFUSED}') WHERE EXISTS (
+    SELECT 1 FROM alert_open_fingerprints WHERE project_id = old.project_id AND fingerprint = old.fingerprint
+  ) OR EXISTS (
+    SELECT 1 FROM alerts NOT INDEXED
+    WHERE id > (SELECT value FROM alert_counters WHERE name = '${MERGED_UP_TO}')
+      AND project_id = old.project_id AND fingerprint = old.fingerprint AND status <> 2 AND id <> old.id
+  );
+END;
+CREATE TRIGGER alert_fingerprint_reopened AFTER UPDATE OF status ON alerts
+  WHEN old.status = 2 AND new.status <> 2 AND old.fingerprint IS NOT NULL
+    AND old.id <= (SELECT value FROM alert_counters WHERE name = '${MERGED_UP_TO}') BEGIN
+  INSERT INTO alert_open_fingerprints (project_id, fingerprint, alert_id) VALUES (old.project_id, old.fingerprint, old.id);
+  INSERT INTO alert_fingerprint_reopens (project_id, fingerprint) VALUES (old.project_id, old.fingerprint);
+END;
+CREATE TRIGGER alert_fingerprint_deleted AFTER DELETE ON alerts WHEN old.fingerprint IS NOT NULL BEGIN
+  DELETE FROM alert_open_fingerprints WHERE project_id = old.project_id AND fingerprint = old.fingerprint AND alert_id = old.id;
+END;
+`;
+
+/**
  * Creates the alert tables, or brings an existing database to the current layout in place
  * (one IMMEDIATE transaction: another connection opening the file meanwhile waits, then finds
  * the new version and does nothing).
@@ -225,6 +279,7 @@ export function migrateAlertsSchema(db: Database): void {
     // Added unless there (a file that claims an older version but has the column: nothing to add).
     const columns = db.prepare("PRAGMA table_info(alerts)").all() as Array<{ name: string }>;
     if (version() < 5 && !columns.some((c) => c.name === "notes")) db.exec(V4_TO_V5);
+    if (version() < 6) db.exec(V5_TO_V6);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
 }

@@ -62,11 +62,14 @@ async function inOneTransaction<T>(db: Database, fn: () => Promise<T>): Promise<
   return ran.value;
 }
 
-/** The alert data on an open better-sqlite3 database (WAL is the opener's business). */
-export function createSqliteAlertsStores(db: Database): AlertsStores {
+/**
+ * The alert data on an open better-sqlite3 database (WAL is the opener's business).
+ * `mergeFingerprintsAt`: tests (see `OpenFingerprints`).
+ */
+export function createSqliteAlertsStores(db: Database, opts: { mergeFingerprintsAt?: number } = {}): AlertsStores {
   migrateAlertsSchema(db);
   return {
-    alerts: new SqliteAlertStore(db),
+    alerts: new SqliteAlertStore(db, opts.mergeFingerprintsAt),
     incidents: new SqliteIncidentStore(db),
     requests: new SqliteRequestLog(db),
     overview: new SqliteAlertOverview(db),

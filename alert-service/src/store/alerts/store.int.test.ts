@@ -11,6 +11,11 @@ describeAlertsStoresContract("sqlite", async () => {
   const db = new Database(":memory:");
   return { stores: createSqliteAlertsStores(db), cleanup: async () => void db.close() };
 });
+// Every alert merged into the open fingerprints' table at once: the contract on the table's side.
+describeAlertsStoresContract("sqlite, open fingerprints merged at every alert", async () => {
+  const db = new Database(":memory:");
+  return { stores: createSqliteAlertsStores(db, { mergeFingerprintsAt: 1 }), cleanup: async () => void db.close() };
+});
 describeAlertOverviewContract("sqlite", async () => {
   const db = new Database(":memory:");
   return { stores: createSqliteAlertsStores(db), cleanup: async () => void db.close() };
