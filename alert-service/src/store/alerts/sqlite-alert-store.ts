@@ -110,7 +110,10 @@ export class SqliteAlertStore implements AlertStore {
     mergeFingerprintsAt?: number,
   ) {
     this.fingerprints = OpenFingerprints.of(db, mergeFingerprintsAt);
-    this.insertTx = db.transaction((input: NewAlert) => this.insertNow(input));
+    // IMMEDIATE: the one-open-alert rule is read before the insert; the write lock taken first
+    // keeps another connection from committing in between (a deferred one would fail to upgrade).
+    const insert = db.transaction((input: NewAlert) => this.insertNow(input));
+    this.insertTx = (input) => insert.immediate(input);
     this.applyOpTx = db.transaction((alertId: number, opKey: string, at: number, update: Statement, args: unknown[]) =>
       this.applyOpNow(alertId, opKey, at, update, args),
     );

@@ -5,6 +5,7 @@ import { rejectionReason } from "@tocsin/testing";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import type { NewAlert } from "../../domain/alerts/ports.js";
+import { alertInput } from "./contract.js";
 import { createSqliteAlertsStores } from "./sqlite-stores.js";
 
 /**
@@ -14,27 +15,9 @@ import { createSqliteAlertsStores } from "./sqlite-stores.js";
  */
 
 const at = new Date("2026-11-29T10:00:00Z");
-let n = 0;
-function newAlert(projectId: number, fingerprint: string, status: "triggered" | "resolved" = "triggered"): NewAlert {
-  n++;
-  return {
-    projectId,
-    integrationId: 7,
-    status,
-    opKey: `op-${n}`,
-    at,
-    alert: {
-      title: "CPU hot",
-      hosts: [],
-      severity: "high",
-      startedAt: at.toISOString(),
-      ...(status === "resolved" ? { endedAt: at.toISOString() } : {}),
-      source: "tool",
-      payload: {},
-      fingerprint,
-    },
-  };
-}
+/** A new alert of `fingerprint` (the stores' contract's builder), resolved when said. */
+const newAlert = (projectId: number, fingerprint: string, status: "triggered" | "resolved" = "triggered"): NewAlert =>
+  alertInput(projectId, { fingerprint, ...(status === "resolved" ? { endedAt: at.toISOString() } : {}) }, status);
 
 const merged = (db: Database.Database) =>
   (db.prepare("SELECT value FROM alert_counters WHERE name = 'fingerprints_merged'").get() as { value: number }).value;
@@ -45,6 +28,17 @@ const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
+
+/** `count` connections to one new file, in WAL mode (as the threads of alert-service have them). */
+function connections(count: number): Database.Database[] {
+  const dir = mkdtempSync(join(tmpdir(), "tocsin-fingerprints-"));
+  dirs.push(dir);
+  return Array.from({ length: count }, () => {
+    const db = new Database(join(dir, "alert.db"));
+    db.pragma("journal_mode = WAL");
+    return db;
+  });
+}
 
 describe("open fingerprints on SQLite", () => {
   it("merges every `mergeAt` alerts, in key order, only the open ones, through the rows' id range", async () => {
@@ -78,10 +72,7 @@ describe("open fingerprints on SQLite", () => {
   it("counts alerts without a fingerprint or created resolved towards the bound", async () => {
     const db = new Database(":memory:");
     const { alerts } = createSqliteAlertsStores(db, { mergeFingerprintsAt: 3 });
-    const bare = (): NewAlert => {
-      const input = newAlert(1, "unused");
-      return { ...input, alert: { ...input.alert, fingerprint: undefined } };
-    };
+    const bare = () => alertInput(1);
     await alerts.create(bare());
     await alerts.create(newAlert(1, "r", "resolved"));
     expect(merged(db)).toBe(0);
@@ -91,12 +82,7 @@ describe("open fingerprints on SQLite", () => {
   });
 
   it("sees the alerts another connection wrote, pending or merged, and keeps the rule across connections", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "tocsin-fingerprints-"));
-    dirs.push(dir);
-    const file = join(dir, "alert.db");
-    const one = new Database(file);
-    const two = new Database(file);
-    for (const db of [one, two]) db.pragma("journal_mode = WAL");
+    const [one, two] = connections(2) as [Database.Database, Database.Database];
     const a = createSqliteAlertsStores(one, { mergeFingerprintsAt: 3 }).alerts;
     const b = createSqliteAlertsStores(two, { mergeFingerprintsAt: 3 }).alerts;
     const first = await a.create(newAlert(1, "f"));
@@ -121,13 +107,7 @@ describe("open fingerprints on SQLite", () => {
   });
 
   it("hears of a merged alert reopened on another connection, after its filter was built without it", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "tocsin-fingerprints-"));
-    dirs.push(dir);
-    const file = join(dir, "alert.db");
-    const one = new Database(file);
-    const two = new Database(file);
-    const three = new Database(file);
-    for (const db of [one, two, three]) db.pragma("journal_mode = WAL");
+    const [one, two, three] = connections(3) as [Database.Database, Database.Database, Database.Database];
     const first = createSqliteAlertsStores(one, { mergeFingerprintsAt: 2 }).alerts;
     const x = await first.create(newAlert(1, "x"));
     await first.create(newAlert(1, "y"));
@@ -179,15 +159,11 @@ describe("open fingerprints on SQLite", () => {
   });
 
   it("finds the pending alerts again when the file is opened again", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "tocsin-fingerprints-"));
-    dirs.push(dir);
-    const file = join(dir, "alert.db");
-    const first = new Database(file);
+    const [first, second] = connections(2) as [Database.Database, Database.Database];
     const before = createSqliteAlertsStores(first).alerts;
     const created = [];
     for (const f of ["p", "q", "r"]) created.push(await before.create(newAlert(1, f)));
     first.close();
-    const second = new Database(file);
     const after = createSqliteAlertsStores(second).alerts;
     expect(await Promise.all(["p", "q", "r"].map(async (f) => (await after.findOpen(1, f))?.id))).toEqual(
       created.map((c) => c.id),
