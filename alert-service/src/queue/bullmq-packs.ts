@@ -11,7 +11,10 @@ import type { JobResult, QueuedJob, RunningJob } from "./queue.js";
  * older version are). The worker unpacks carriers into their jobs (units); a unit's end is
  * recorded in the lane's done hash (its result, kept like BullMQ's completed jobs: an hour, at
  * most `DONE_KEEP_COUNT`), which answers `waitFor` and makes a re-added id a no-op: a unit whose
- * id is in the done hash is not run again. A carrier ends once every unit of it has ended.
+ * id is in the done hash is not run again. A carrier ends once every unit of it has ended; a
+ * pack is then deleted (its jobs' ends are in the done hash), a job alone kept as BullMQ keeps it.
+ * Every job of an ordered lane that ends in a batch is recorded, a job alone too: a later pack
+ * holding its id again finds it there.
  */
 
 export const PACK_NAME = "tocsin-pack";
@@ -84,9 +87,9 @@ export function unitsOf(carrier: { id: string; name: string; data: unknown; atte
  * by an unordered queue's batch), KEYS[2] completed, KEYS[3] failed, KEYS[4] stalled, KEYS[5] done
  * hash, KEYS[6] done times; ARGV[1] the jobs' key prefix, ARGV[2] the time, ARGV[3] keep ms,
  * ARGV[4] keep count, ARGV[5] how many carriers; then the carriers as triples: id, "c"
- * (completed, value = returnvalue JSON) or "f" (failed, value = reason), value, ended as
- * BullMQ's own end would (in the completed/failed sets; one no longer in the list, put back by the
- * stalled-job check or taken by another worker after a lost lock, is left alone); then pairs:
+ * (completed, value = returnvalue JSON), "f" (failed, value = reason) or "d" (a pack: deleted),
+ * value, ended as BullMQ's own end would (in the completed/failed sets; one no longer in the list,
+ * put back by the stalled-job check or taken by another worker after a lost lock, is left alone); then pairs:
  * packed job id, its JobResult JSON. Trims the done hash by age and count (a bounded number per
  * call; the head's end in BullMQ trims the completed set). Answers the carriers ended.
  */
@@ -100,7 +103,9 @@ for i = 6, last, 3 do
     local key = ARGV[1] .. id
     redis.call("DEL", key .. ":lock")
     redis.call("SREM", KEYS[4], id)
-    if ARGV[i + 1] == "c" then
+    if ARGV[i + 1] == "d" then
+      redis.call("DEL", key, key .. ":logs")
+    elseif ARGV[i + 1] == "c" then
       redis.call("ZADD", KEYS[2], now, id)
       redis.call("HSET", key, "returnvalue", ARGV[i + 2], "finishedOn", now, "processedOn", now, "atm", 1)
     else
@@ -137,20 +142,6 @@ if #old > 0 then
 end
 return done`;
 
-/**
- * KEYS[1] done hash; ARGV[1] the jobs' key prefix, then ids: those whose end is recorded, or
- * that are the ids of finished BullMQ jobs (added alone before).
- */
-const KNOWN = `
-local out = {}
-for i = 2, #ARGV do
-  local id = ARGV[i]
-  if redis.call("HEXISTS", KEYS[1], id) == 1 or redis.call("HEXISTS", ARGV[1] .. id, "finishedOn") == 1 then
-    out[#out + 1] = id
-  end
-end
-return out`;
-
 /** KEYS[1] wait, KEYS[2] active: the units they hold (a pack counts its size, read from its id). */
 const PENDING = `
 local n = 0
@@ -163,7 +154,6 @@ return n`;
 
 interface PackScripts {
   tocsinRecord(...args: Array<string | number>): Promise<string[]>;
-  tocsinKnown(...args: string[]): Promise<string[]>;
   tocsinPending(...args: string[]): Promise<number>;
 }
 
@@ -175,15 +165,15 @@ const doneKey = (queue: Queue) => queue.toKey("tocsin-done");
 /** Registers the scripts on `connection` (EVALSHA after the first call). */
 export function lanePacks(connection: Redis) {
   connection.defineCommand("tocsinRecord", { numberOfKeys: 6, lua: RECORD });
-  connection.defineCommand("tocsinKnown", { numberOfKeys: 1, lua: KNOWN });
   const scripts = connection as unknown as PackScripts;
   return {
-    /** The ids among `ids` whose end is recorded. */
+    /** The ids among `ids` whose end is recorded (one HMGET: most ids are new). */
     async known(queue: Queue, ids: string[]): Promise<Set<string>> {
       if (ids.length === 0) return new Set();
-      return new Set(await scripts.tocsinKnown(doneKey(queue), queue.toKey(""), ...ids));
+      const ends = await connection.hmget(doneKey(queue), ...ids);
+      return new Set(ids.filter((_, i) => ends[i] !== null));
     },
-    /** Records packed jobs' ends and ends the carriers (peeked from wait, or taken into active) all of whose jobs ended, in one round trip; answers the carriers ended. */
+    /** Records jobs' ends and ends the carriers (peeked from wait, or taken into active) all of whose jobs ended, in one round trip; answers the carriers ended. */
     async record(queue: Queue, from: "wait" | "active", units: Ending[], carriers: Ending[]): Promise<Set<string>> {
       if (units.length === 0 && carriers.length === 0) return new Set();
       const keys = [
@@ -195,7 +185,13 @@ export function lanePacks(connection: Redis) {
         queue.toKey("tocsin-done-at"),
       ];
       const pairs = units.flatMap((e) => [e.id, JSON.stringify(resultOf(e))]);
-      const triples = carriers.flatMap((e) => (e.ok ? [e.id, "c", JSON.stringify(e.result ?? null)] : [e.id, "f", e.reason]));
+      const triples = carriers.flatMap((e) =>
+        e.id.startsWith(PACK_ID_PREFIX)
+          ? [e.id, "d", ""]
+          : e.ok
+            ? [e.id, "c", JSON.stringify(e.result ?? null)]
+            : [e.id, "f", e.reason],
+      );
       const ended = await scripts.tocsinRecord(
         ...keys,
         queue.toKey(""),

@@ -76,7 +76,8 @@ const jobOptions = (job: Carrier, retry: RetryPolicy, ordered: boolean) => ({
   // The worker's backoffStrategy computes each delay from the queue's RetryPolicy.
   backoff: { type: "policy" },
   ...(job.delayMs ? { delay: job.delayMs } : {}),
-  removeOnComplete: { age: 3600, count: 100_000 },
+  // A pack's jobs' ends are in the lane's done hash: the pack itself (its jobs' data) goes at its end.
+  removeOnComplete: job.name === PACK_NAME ? true : { age: 3600, count: 100_000 },
   removeOnFail: { age: 86_400 },
 });
 
@@ -149,7 +150,24 @@ export class BullmqJobQueue implements JobQueue {
     for (const q of this.queues) q.on("error", (err) => opts.logger.debug({ err }, "queue error"));
     this.units = laneUnits(this.producer);
     this.subscriber.on("message", (_channel, text: string) => this.announce(text));
-    this.subscriber.subscribe(this.doneChannel).catch((err) => opts.logger.warn({ err }, "cannot subscribe to job completions"));
+  }
+
+  /**
+   * Announcements are heard from the first `waitFor` on: an instance nobody waits on (the
+   * processing thread's) does not read every batch's ends. Resolves once subscribed (or when
+   * Redis refused: `waitFor` still reads what is stored).
+   */
+  private subscribed: Promise<void> | undefined;
+
+  private listen(): Promise<void> {
+    this.subscribed ??= this.subscriber
+      .subscribe(this.doneChannel)
+      .then(() => undefined)
+      .catch((err: unknown) => {
+        this.subscribed = undefined;
+        this.opts.logger.warn({ err }, "cannot subscribe to job completions");
+      });
+    return this.subscribed;
   }
 
   async add(job: QueuedJob): Promise<void> {
@@ -305,6 +323,8 @@ export class BullmqJobQueue implements JobQueue {
     const headUnits = unitsOf(head);
     const attempts = new Map<string, number>();
     const ended = new Set<string>();
+    /** Packed jobs looked up in the done hash already: no other worker runs this lane while the head is held. */
+    const looked = new Set<string>();
     /** The head's outcome when it is a job alone (a pack's end carries none). */
     let headEnd: Ending | undefined;
     for (;;) {
@@ -318,11 +338,9 @@ export class BullmqJobQueue implements JobQueue {
       // Packed jobs may have ended before (a re-added id, a pack run again after a crash); a job
       // alone is BullMQ's own (its id is its job's, added once).
       const packed = [...(head.name === PACK_NAME ? headLeft : []), ...carriers.filter((c) => c.packed).flatMap((c) => c.units)];
-      for (const id of await packs.known(
-        queue,
-        packed.map((u) => u.id).filter((id) => !ended.has(id)),
-      ))
-        ended.add(id);
+      const unseen = packed.map((u) => u.id).filter((id) => !ended.has(id) && !looked.has(id));
+      for (const id of unseen) looked.add(id);
+      for (const id of await packs.known(queue, unseen)) ended.add(id);
       const run: WaitingJob[] = [];
       const taken = new Set<string>();
       for (const u of [...headLeft, ...carriers.flatMap((c) => c.units)]) {
@@ -337,8 +355,8 @@ export class BullmqJobQueue implements JobQueue {
       if (culprit && final) endings.push({ id: culprit.id, ok: false, reason: errorText(error) });
       for (const e of endings) ended.add(e.id);
       headEnd = endings.find((e) => e.id === head.id) ?? headEnd;
-      // Recorded: the packed jobs' ends; ended: the carriers behind the head whose jobs all ended
-      // (a job alone with its own outcome, a pack as completed).
+      // Recorded: every job's end (a job alone too: a later pack may hold its id); ended: the
+      // carriers behind the head whose jobs all ended (a job alone with its own outcome, a pack deleted).
       const byId = new Map(endings.map((e) => [e.id, e]));
       const ends: Ending[] = carriers
         .filter((c) => c.units.every((u) => ended.has(u.id)))
@@ -346,11 +364,7 @@ export class BullmqJobQueue implements JobQueue {
       const packedIds = new Set(packed.map((u) => u.id));
       // Not awaited: the head's end through BullMQ (and any later peek) goes out on the same
       // connection after it, so Redis runs them in that order; one round trip saved per batch.
-      this.record(
-        queue,
-        endings.filter((e) => packedIds.has(e.id)),
-        ends,
-      );
+      this.record(queue, endings, ends, packedIds);
       if (culprit && !final) {
         attempts.set(culprit.id, culprit.attempt + 1);
         await this.wait(this.retry.backoff(culprit.attempt));
@@ -455,16 +469,18 @@ export class BullmqJobQueue implements JobQueue {
   }
 
   /**
-   * Ordered lane, in one round trip: the packed jobs' ends recorded, and the carriers behind the
-   * head whose jobs all ended ended (`carriers`: a job alone with its outcome, a pack completed).
+   * Ordered lane, in one round trip: the jobs' ends recorded, and the carriers behind the head
+   * whose jobs all ended ended (`carriers`: a job alone with its outcome, a pack deleted).
+   * Announced: the packed jobs, and the jobs alone this ended (the head ends through BullMQ,
+   * whose events announce it).
    */
-  private record(queue: Queue, units: Ending[], carriers: Ending[]): void {
+  private record(queue: Queue, units: Ending[], carriers: Ending[], packed: Set<string>): void {
     const packs = this.packs;
     if (!packs || (units.length === 0 && carriers.length === 0)) return;
     const alone = carriers.filter((c) => !c.id.startsWith(PACK_ID_PREFIX));
     this.track(
       packs.record(queue, "wait", units, carriers).then(
-        (ended) => this.announceEnds([...units, ...alone.filter((c) => ended.has(c.id))]),
+        (ended) => this.announceEnds([...units.filter((u) => packed.has(u.id)), ...alone.filter((c) => ended.has(c.id))]),
         // Not recorded (Redis away): they run again, with their carrier (jobs are idempotent).
         (err: unknown) => this.opts.logger.warn({ err, queue: queue.name }, "cannot record a batch's ends"),
       ),
@@ -556,7 +572,8 @@ export class BullmqJobQueue implements JobQueue {
     this.waiters.set(key, set);
     const timer = setTimeout(() => resolveWait(undefined), timeoutMs);
     try {
-      // Registered first, then read: a completion between the two is still seen.
+      // Registered and subscribed first, then read: a completion between the two is still seen.
+      if (timeoutMs > 0) await Promise.race([this.listen(), announced]);
       const done = await this.stored(key, lane);
       return done ?? (timeoutMs > 0 ? await announced : undefined);
     } finally {

@@ -248,15 +248,18 @@ describe.skipIf(!redisUrl)("bullmq", () => {
     };
   });
 
-  it("stores a lane's bulk as one Redis job, and runs only the jobs of it not recorded as ended", async () => {
+  it("stores a lane's bulk as one Redis job, runs only the jobs of it not recorded as ended, and deletes it at its end", async () => {
     const prefix = `tocsin-test-${Math.random().toString(36).slice(2, 10)}`;
     const q = new BullmqJobQueue({ redisUrl, logger, prefix });
     const redis = new Redis(redisUrl);
     const jobs = Array.from({ length: 40 }, (_, n) => ({ id: `pack:${n}`, name: "n", lane: 5, data: { n } }));
+    // A second pack, behind the first: it ends with a batch of the first's jobs, not through BullMQ.
+    const behind = Array.from({ length: 2 }, (_, n) => ({ id: `pack:${40 + n}`, name: "n", lane: 5, data: { n: 40 + n } }));
     try {
       await q.addBulk(jobs);
-      // One carrier in the lane (not 40 BullMQ jobs): what makes a batch post cheap to accept.
-      expect(await redis.llen(`${prefix}:alerts-lane-5:wait`)).toBe(1);
+      await q.addBulk(behind);
+      // One carrier per bulk in the lane (not 42 BullMQ jobs): what makes a batch post cheap to accept.
+      expect(await redis.llen(`${prefix}:alerts-lane-5:wait`)).toBe(2);
       // As a run that crashed after its first batches would have left it: 0-9 recorded as ended.
       for (let n = 0; n < 10; n++)
         await redis.hset(
@@ -274,19 +277,22 @@ describe.skipIf(!redisUrl)("bullmq", () => {
           return run.map((job) => ({ ok: true, result: { n: (job.data as { n: number }).n } }));
         },
       });
-      for (const { id, data } of jobs)
+      for (const { id, data } of [...jobs, ...behind])
         expect(await q.waitFor(id, 5, 10_000)).toEqual({
           state: "completed",
           result: data.n < 10 ? { before: data.n } : { n: data.n },
         });
-      expect(ran).toEqual(jobs.slice(10).map((j) => j.data.n));
+      expect(ran).toEqual([...jobs.slice(10), ...behind].map((j) => j.data.n));
       expect(largest).toBe(16);
       // Added again: known ids, nothing runs.
       await q.addBulk(jobs.slice(20, 25));
       await q.add({ id: "pack:after", name: "n", lane: 5, data: { n: 99 } });
       expect((await q.waitFor("pack:after", 5, 10_000))?.state).toBe("completed");
-      expect(ran.slice(30)).toEqual([99]);
+      expect(ran.slice(32)).toEqual([99]);
       expect((await q.counts()).pending).toBe(0);
+      // The packs are gone (their jobs' ends are in the done hash); the job alone is kept as BullMQ keeps it.
+      await until(async () => (await redis.keys(`${prefix}:alerts-lane-5:tocsin-pack-*`)).length === 0);
+      expect(await redis.zrange(`${prefix}:alerts-lane-5:completed`, 0, -1)).toEqual(["pack_after"]);
     } finally {
       await q.close();
       redis.disconnect();
