@@ -90,7 +90,7 @@ export function unitsOf(carrier: { id: string; name: string; data: unknown; atte
  * (completed, value = returnvalue JSON), "f" (failed, value = reason) or "d" (a pack: deleted),
  * value, ended as BullMQ's own end would (in the completed/failed sets; one no longer in the list,
  * put back by the stalled-job check or taken by another worker after a lost lock, is left alone); then pairs:
- * packed job id, its JobResult JSON. Trims the done hash by age and count (a bounded number per
+ * job id (packed or alone), its JobResult JSON. Trims the done hash by age and count (a bounded number per
  * call; the head's end in BullMQ trims the completed set). Answers the carriers ended.
  */
 const RECORD = `
