@@ -85,13 +85,16 @@ export function unitsOf(carrier: { id: string; name: string; data: unknown; atte
 /**
  * KEYS[1] the list the carriers are in (wait: peeked behind an ordered lane's head; active: taken
  * by an unordered queue's batch), KEYS[2] completed, KEYS[3] failed, KEYS[4] stalled, KEYS[5] done
- * hash, KEYS[6] done times; ARGV[1] the jobs' key prefix, ARGV[2] the time, ARGV[3] keep ms,
+ * hash, KEYS[6] done log, KEYS[7] done times (a version before the log); ARGV[1] the jobs' key prefix, ARGV[2] the time, ARGV[3] keep ms,
  * ARGV[4] keep count, ARGV[5] how many carriers; then the carriers as triples: id, "c"
  * (completed, value = returnvalue JSON), "f" (failed, value = reason) or "d" (a pack: deleted),
  * value, ended as BullMQ's own end would (in the completed/failed sets; one no longer in the list,
  * put back by the stalled-job check or taken by another worker after a lost lock, is left alone); then pairs:
- * job id (packed or alone), its JobResult JSON. Trims the done hash by age and count (a bounded number per
- * call; the head's end in BullMQ trims the completed set). Answers the carriers ended.
+ * job id (packed or alone), its JobResult JSON. The done log gets one entry per call, `[time, [ids]]`
+ * (not a sorted-set member per id: that ZADD was half the script's time). Trims the done hash by
+ * age and count, whole log entries, oldest first, at most 8 per call (one is added per call); and
+ * the done times an older version kept, by age, 500 ids per call, until they are gone. The head's
+ * end in BullMQ trims the completed set. Answers the carriers ended.
  */
 const RECORD = `
 local now = tonumber(ARGV[2])
@@ -115,30 +118,34 @@ for i = 6, last, 3 do
     done[#done + 1] = id
   end
 end
-local h, z = {}, {}
+local h, ids = {}, {}
 for i = last + 1, #ARGV - 1, 2 do
   h[#h + 1] = ARGV[i]
   h[#h + 1] = ARGV[i + 1]
-  z[#z + 1] = now
-  z[#z + 1] = ARGV[i]
+  ids[#ids + 1] = ARGV[i]
   if #h >= 1000 then
     redis.call("HSET", KEYS[5], unpack(h))
-    redis.call("ZADD", KEYS[6], unpack(z))
-    h, z = {}, {}
+    h = {}
   end
 end
-if #h > 0 then
-  redis.call("HSET", KEYS[5], unpack(h))
-  redis.call("ZADD", KEYS[6], unpack(z))
+if #h > 0 then redis.call("HSET", KEYS[5], unpack(h)) end
+if #ids > 0 then redis.call("RPUSH", KEYS[6], cjson.encode({ now, ids })) end
+local cutoff = now - tonumber(ARGV[3])
+local over = redis.call("HLEN", KEYS[5]) - tonumber(ARGV[4])
+for _ = 1, 8 do
+  local entry = redis.call("LINDEX", KEYS[6], 0)
+  if not entry then break end
+  local e = cjson.decode(entry)
+  if e[1] > cutoff and over <= 0 then break end
+  local old = e[2]
+  for i = 1, #old, 1000 do redis.call("HDEL", KEYS[5], unpack(old, i, math.min(i + 999, #old))) end
+  over = over - #old
+  redis.call("LPOP", KEYS[6])
 end
-local old = redis.call("ZRANGEBYSCORE", KEYS[6], "-inf", now - tonumber(ARGV[3]), "LIMIT", 0, 500)
-local over = redis.call("ZCARD", KEYS[6]) - #old - tonumber(ARGV[4])
-if over > 0 then
-  for _, id in ipairs(redis.call("ZRANGE", KEYS[6], #old, #old + math.min(over, 500) - 1)) do old[#old + 1] = id end
-end
-if #old > 0 then
-  redis.call("HDEL", KEYS[5], unpack(old))
-  redis.call("ZREM", KEYS[6], unpack(old))
+local before = redis.call("ZRANGEBYSCORE", KEYS[7], "-inf", cutoff, "LIMIT", 0, 500)
+if #before > 0 then
+  redis.call("HDEL", KEYS[5], unpack(before))
+  redis.call("ZREM", KEYS[7], unpack(before))
 end
 return done`;
 
@@ -164,7 +171,7 @@ const doneKey = (queue: Queue) => queue.toKey("tocsin-done");
 
 /** Registers the scripts on `connection` (EVALSHA after the first call). */
 export function lanePacks(connection: Redis) {
-  connection.defineCommand("tocsinRecord", { numberOfKeys: 6, lua: RECORD });
+  connection.defineCommand("tocsinRecord", { numberOfKeys: 7, lua: RECORD });
   const scripts = connection as unknown as PackScripts;
   return {
     /** The ids among `ids` whose end is recorded (one HMGET: most ids are new). */
@@ -182,6 +189,7 @@ export function lanePacks(connection: Redis) {
         queue.keys.failed as string,
         queue.keys.stalled as string,
         doneKey(queue),
+        queue.toKey("tocsin-done-log"),
         queue.toKey("tocsin-done-at"),
       ];
       const pairs = units.flatMap((e) => [e.id, JSON.stringify(resultOf(e))]);

@@ -97,7 +97,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * process; a job whose worker died stays active until BullMQ finds it stalled (≤ ~15 s) and
  * puts it back at the head of the lane. The producer connection fails fast (no offline queue, one retry) so that an
  * unreachable Redis turns into UNAVAILABLE within ~1-2 s instead of a hanging request.
- * Finished jobs are announced on a pub/sub channel for `waitFor`.
+ * Finished jobs' ids are announced on a pub/sub channel for `waitFor`, which reads the outcome
+ * from Redis: an announcement carries no results (a batch's would be built for nobody, most of
+ * the time, and nobody waits for most jobs).
  */
 export class BullmqJobQueue implements JobQueue {
   private readonly producer: Redis;
@@ -105,7 +107,8 @@ export class BullmqJobQueue implements JobQueue {
   private workerConnection: Redis | undefined;
   private readonly queues: Queue[];
   private workers: Worker[] = [];
-  private readonly waiters = new Map<string, Set<(r: JobResult) => void>>();
+  /** Per job id: the `waitFor` calls to wake when its end is announced (they then read it from Redis). */
+  private readonly waiters = new Map<string, Set<() => void>>();
   private processed = 0;
   private failed = 0;
   private readonly lanes: number;
@@ -503,12 +506,8 @@ export class BullmqJobQueue implements JobQueue {
         this.opts.logger.warn({ jobId: e.id, reason: e.reason }, "job failed for good");
       }
     }
-    const message = announced.map((e) => ({
-      id: e.id,
-      result: e.ok ? { state: "completed", result: e.result ?? null } : { state: "failed", error: e.reason },
-    }));
-    if (message.length === 0) return;
-    this.producer.publish(this.doneChannel, JSON.stringify(message)).catch(() => {});
+    if (announced.length === 0) return;
+    this.producer.publish(this.doneChannel, JSON.stringify(announced.map((e) => e.id))).catch(() => {});
     // The other thread only counts them (its waiters hear through Redis): outcomes without results.
     this.opts.onEnded?.(announced.map((e) => ({ id: e.id, result: e.ok ? COMPLETED : { state: "failed", error: e.reason } })));
   }
@@ -533,16 +532,25 @@ export class BullmqJobQueue implements JobQueue {
     if (!id) return;
     if (result.state === "completed") this.processed++;
     else this.failed++;
-    this.producer.publish(this.doneChannel, JSON.stringify({ id, result })).catch(() => {});
+    this.producer.publish(this.doneChannel, JSON.stringify([id])).catch(() => {});
     this.opts.onEnded?.([{ id, result: result.state === "completed" ? COMPLETED : result }]);
   }
 
-  /** One job's end, or a batch's (an array). */
+  /**
+   * The ids of jobs that ended: their waiters wake and read the outcome. A version before this one
+   * announced `{ id, result }` objects (one, or a batch's array): their ids are taken the same way.
+   */
   private announce(text: string): void {
-    type Done = { id: string; result: JobResult };
-    const parsed = JSON.parse(text) as Done | Done[];
-    for (const { id, result } of Array.isArray(parsed) ? parsed : [parsed])
-      for (const resolve of this.waiters.get(id) ?? []) resolve(result);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return;
+    }
+    for (const item of Array.isArray(parsed) ? parsed : [parsed]) {
+      const id = typeof item === "string" ? item : (item as { id?: unknown } | null)?.id;
+      if (typeof id === "string") for (const wake of this.waiters.get(id) ?? []) wake();
+    }
   }
 
   private async stored(id: string, lane: number): Promise<JobResult | undefined> {
@@ -563,22 +571,36 @@ export class BullmqJobQueue implements JobQueue {
 
   async waitFor(id: string, lane: number, timeoutMs: number): Promise<JobResult | undefined> {
     const key = bullId(id);
-    let resolveWait: (r: JobResult | undefined) => void = () => {};
-    const announced = new Promise<JobResult | undefined>((r) => {
-      resolveWait = r;
+    if (timeoutMs <= 0) return this.stored(key, lane);
+    let timedOut = false;
+    let wake: () => void = () => {};
+    let woken = new Promise<void>((r) => {
+      wake = r;
     });
+    const waker = () => wake();
     const set = this.waiters.get(key) ?? new Set();
-    set.add(resolveWait);
+    set.add(waker);
     this.waiters.set(key, set);
-    const timer = setTimeout(() => resolveWait(undefined), timeoutMs);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      wake();
+    }, timeoutMs);
     try {
-      // Registered and subscribed first, then read: a completion between the two is still seen.
-      if (timeoutMs > 0) await Promise.race([this.listen(), announced]);
-      const done = await this.stored(key, lane);
-      return done ?? (timeoutMs > 0 ? await announced : undefined);
+      // Registered and subscribed first, then read: an end announced between the two wakes the
+      // wait below, which reads again.
+      await Promise.race([this.listen(), woken]);
+      for (;;) {
+        woken = new Promise<void>((r) => {
+          wake = r;
+        });
+        const done = await this.stored(key, lane);
+        if (done) return done;
+        await woken;
+        if (timedOut) return undefined;
+      }
     } finally {
       clearTimeout(timer);
-      set.delete(resolveWait);
+      set.delete(waker);
       if (set.size === 0) this.waiters.delete(key);
     }
   }

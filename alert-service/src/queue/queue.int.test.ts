@@ -235,6 +235,19 @@ async function dropKeys(prefix: string): Promise<void> {
   if (keys.length) await redis.del(...keys);
   redis.disconnect();
 }
+/** A BullMQ queue and a Redis connection on a prefix of the test's own, both closed and its keys removed after `test`. */
+async function onOwnPrefix(test: (t: { prefix: string; q: BullmqJobQueue; redis: Redis }) => Promise<void>): Promise<void> {
+  const prefix = `tocsin-test-${Math.random().toString(36).slice(2, 10)}`;
+  const q = new BullmqJobQueue({ redisUrl, logger, prefix });
+  const redis = new Redis(redisUrl);
+  try {
+    await test({ prefix, q, redis });
+  } finally {
+    await q.close();
+    redis.disconnect();
+    await dropKeys(prefix);
+  }
+}
 if (!redisUrl) console.warn("[alert queue] Redis unavailable: the BullMQ contract run is SKIPPED");
 describe.skipIf(!redisUrl)("bullmq", () => {
   describeJobQueueContract("bullmq (Redis)", async () => {
@@ -249,13 +262,10 @@ describe.skipIf(!redisUrl)("bullmq", () => {
   });
 
   it("stores a lane's bulk as one Redis job, runs only the jobs of it not recorded as ended, and deletes it at its end", async () => {
-    const prefix = `tocsin-test-${Math.random().toString(36).slice(2, 10)}`;
-    const q = new BullmqJobQueue({ redisUrl, logger, prefix });
-    const redis = new Redis(redisUrl);
-    const jobs = Array.from({ length: 40 }, (_, n) => ({ id: `pack:${n}`, name: "n", lane: 5, data: { n } }));
-    // A second pack, behind the first: it ends with a batch of the first's jobs, not through BullMQ.
-    const behind = Array.from({ length: 2 }, (_, n) => ({ id: `pack:${40 + n}`, name: "n", lane: 5, data: { n: 40 + n } }));
-    try {
+    await onOwnPrefix(async ({ prefix, q, redis }) => {
+      const jobs = Array.from({ length: 40 }, (_, n) => ({ id: `pack:${n}`, name: "n", lane: 5, data: { n } }));
+      // A second pack, behind the first: it ends with a batch of the first's jobs, not through BullMQ.
+      const behind = Array.from({ length: 2 }, (_, n) => ({ id: `pack:${40 + n}`, name: "n", lane: 5, data: { n: 40 + n } }));
       await q.addBulk(jobs);
       await q.addBulk(behind);
       // One carrier per bulk in the lane (not 42 BullMQ jobs): what makes a batch post cheap to accept.
@@ -293,11 +303,89 @@ describe.skipIf(!redisUrl)("bullmq", () => {
       // The packs are gone (their jobs' ends are in the done hash); the job alone is kept as BullMQ keeps it.
       await until(async () => (await redis.keys(`${prefix}:alerts-lane-5:tocsin-pack-*`)).length === 0);
       expect(await redis.zrange(`${prefix}:alerts-lane-5:completed`, 0, -1)).toEqual(["pack_after"]);
-    } finally {
-      await q.close();
-      redis.disconnect();
-      await dropKeys(prefix);
-    }
+    });
+  });
+
+  it("wakes a waiter on its id announced, in this version's form or an older one's, and answers with the end stored in Redis", async () => {
+    await onOwnPrefix(async ({ prefix, q, redis }) => {
+      const channel = `${prefix}:alert-jobs:done`;
+      const stored = (id: string, n: number) =>
+        redis.hset(`${prefix}:alerts-lane-5:tocsin-done`, id, JSON.stringify({ state: "completed", result: { n } }));
+      const subscribed = async () => ((await redis.pubsub("NUMSUB", channel)) as [string, number])[1] === 1;
+      // The waiter's first look at the done hash made before the end is stored, so that only an
+      // announcement can make it look again: once subscribed, a waitFor sends that look within the
+      // turn; `counts` reads on the same connection after it, so its answer comes after the look's.
+      const waiting = async (id: string) => {
+        const wait = q.waitFor(id, 5, 10_000);
+        await new Promise((resolve) => setImmediate(resolve));
+        await q.counts();
+        return { wait }; // not the promise itself: an async function's answer would wait for it
+      };
+      void q.waitFor("first", 5, 1); // subscribes
+      await until(subscribed);
+      const now = (await waiting("now")).wait;
+      await redis.publish(channel, "not json"); // ignored
+      await stored("now", 1);
+      await redis.publish(channel, JSON.stringify(["other", "now"]));
+      expect(await now).toEqual({ state: "completed", result: { n: 1 } });
+      // An older version announced results; the waiter reads what Redis holds all the same.
+      const older = (await waiting("older")).wait;
+      await stored("older", 2);
+      await redis.publish(channel, JSON.stringify([{ id: "older", result: { state: "completed", result: { n: 0 } } }]));
+      expect(await older).toEqual({ state: "completed", result: { n: 2 } });
+    });
+  });
+
+  it("trims the done hash by whole log entries, by age and by count, and the done times of a version before the log by age", async () => {
+    await onOwnPrefix(async ({ prefix, q, redis }) => {
+      const key = (name: string) => `${prefix}:alerts-lane-5:${name}`;
+      const result = JSON.stringify({ state: "completed", result: null });
+      const ids = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `${tag}${i}`);
+      const seed = async (entries: Array<[number, string[]]>, before: Array<[number, string]> = []) => {
+        await redis.del(key("tocsin-done"), key("tocsin-done-log"), key("tocsin-done-at"));
+        for (const [, list] of entries)
+          for (let i = 0; i < list.length; i += 10_000)
+            await redis.hset(key("tocsin-done"), Object.fromEntries(list.slice(i, i + 10_000).map((id) => [id, result])));
+        for (const [at, list] of entries) await redis.rpush(key("tocsin-done-log"), JSON.stringify([at, list]));
+        for (const [at, id] of before) {
+          await redis.hset(key("tocsin-done"), id, result);
+          await redis.zadd(key("tocsin-done-at"), at, id);
+        }
+      };
+      const run = async (tag: string) => {
+        const jobs = ids(tag, 2).map((id) => ({ id, name: "n", lane: 5, data: {} }));
+        await q.addBulk(jobs);
+        for (const { id } of jobs) expect((await q.waitFor(id, 5, 10_000))?.state).toBe("completed");
+      };
+      await q.start(async () => null);
+      const now = Date.now();
+      const hour = 3_600_000;
+      // By age: an entry older than an hour goes, a younger one stays; so do the older version's times.
+      await seed(
+        [
+          [now - 2 * hour, ids("old", 3)],
+          [now - 60_000, ids("young", 3)],
+        ],
+        [
+          [now - 2 * hour, "before-old"],
+          [now - 60_000, "before-young"],
+        ],
+      );
+      await run("a");
+      expect((await redis.hkeys(key("tocsin-done"))).sort()).toEqual(["a0", "a1", "before-young", "young0", "young1", "young2"]);
+      expect(await redis.zrange(key("tocsin-done-at"), 0, -1)).toEqual(["before-young"]);
+      const log = (await redis.lrange(key("tocsin-done-log"), 0, -1)).map((e) => JSON.parse(e) as [number, string[]]);
+      // One entry per record call (the runner here ends a job per batch).
+      expect(log.flatMap(([, list]) => list)).toEqual([...ids("young", 3), "a0", "a1"]);
+      for (const [at] of log.slice(1)) expect(at).toBeGreaterThanOrEqual(now);
+      // By count: 100,000 kept at most, the oldest entries first, however young.
+      await seed([[now - 30_000, ids("full", 100_000)]]);
+      await run("b");
+      expect((await redis.hkeys(key("tocsin-done"))).sort()).toEqual(["b0", "b1"]);
+      expect(
+        (await redis.lrange(key("tocsin-done-log"), 0, -1)).flatMap((e) => (JSON.parse(e) as [number, string[]])[1]),
+      ).toEqual(["b0", "b1"]);
+    });
   });
 
   it("writes jobs alone while a worker of a version before packs is connected to the lanes (a rolling upgrade)", async () => {
