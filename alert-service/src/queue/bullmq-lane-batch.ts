@@ -1,5 +1,6 @@
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
+import type { BatchWorker } from "./queue.js";
 
 /**
  * Batches over BullMQ, whose (OSS) Worker hands out one job at a time. The job it hands out is
@@ -126,3 +127,32 @@ export function laneBatches(connection: Redis, lockMs: number) {
 }
 
 export type LaneBatches = ReturnType<typeof laneBatches>;
+
+/** A failed job's reason, as recorded. */
+export const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/**
+ * Runs a batch: the endings of the jobs that ran (the job `firstId`, the head, apart), the job
+ * that failed (or, when the runner ran none, the first) and its error, the jobs not reached.
+ */
+export async function runJobs(worker: BatchWorker, run: WaitingJob[], firstId: string | undefined) {
+  const outcomes = await worker.batch(run).catch((error: unknown) => [{ ok: false as const, error }]);
+  const endings: Ending[] = [];
+  let ranFirst: { result: unknown } | undefined;
+  let i = 0;
+  for (; i < run.length && outcomes[i]?.ok; i++) {
+    const { id } = run[i] as WaitingJob;
+    const result = (outcomes[i] as { result: unknown }).result;
+    if (id === firstId) ranFirst = { result };
+    else endings.push({ id, ok: true, result });
+  }
+  const failed = i < run.length && (i < outcomes.length || outcomes.length === 0);
+  const outcome = outcomes[i];
+  return {
+    endings,
+    ranFirst,
+    culprit: failed ? run[i] : undefined,
+    error: outcome && !outcome.ok ? outcome.error : new Error("the batch runner ran no job"),
+    rest: run.slice(failed ? i + 1 : i),
+  };
+}

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { Logger } from "@tocsin/core";
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Ending } from "./bullmq-lane-batch.js";
@@ -25,7 +26,7 @@ export const PACK_NAME = "tocsin-pack";
  */
 export const PACK_WORKER_NAME = "tocsin-packs";
 /** How long a producer trusts its last look at the lane's workers. */
-export const PACK_CHECK_MS = 5_000;
+const PACK_CHECK_MS = 5_000;
 /** Units per carrier at most: bounds one job hash and what a batch reads to use part of it. */
 const PACK_MAX = 256;
 const DONE_KEEP_MS = 3_600_000;
@@ -238,7 +239,47 @@ export type LanePacks = ReturnType<typeof lanePacks>;
  * own workers may not have started yet). A Redis that refuses CLIENT LIST (some managed ones)
  * answers no: jobs are written alone there, as before packs.
  */
-export async function packingAllowed(queue: Queue): Promise<boolean> {
+async function packingAllowed(queue: Queue): Promise<boolean> {
   const workers = (await queue.getWorkers()) as Array<{ rawname?: string }>;
   return workers.every((w) => typeof w.rawname === "string" && w.rawname.endsWith(`:w:${PACK_WORKER_NAME}`));
+}
+
+/**
+ * Whether a producer writes packs (see PACK_WORKER_NAME): its last look at the lanes' workers
+ * (`packingAllowed`), taken again every PACK_CHECK_MS. The first write waits for the first look;
+ * later ones use the last, refreshed in the background. A look that fails keeps the last answer.
+ */
+export class PackingCheck {
+  private last: { allowed: boolean; at: number; looking?: Promise<void> } | undefined;
+
+  constructor(
+    private readonly queue: Queue,
+    private readonly logger: Logger,
+  ) {}
+
+  async allowed(): Promise<boolean> {
+    const now = Date.now();
+    if (!this.last) {
+      this.last = { allowed: false, at: now };
+      await this.look(this.last);
+    } else if (now - this.last.at > PACK_CHECK_MS && !this.last.looking) {
+      this.last.at = now;
+      void this.look(this.last);
+    }
+    return this.last.allowed;
+  }
+
+  private look(last: { allowed: boolean; looking?: Promise<void> }): Promise<void> {
+    last.looking = packingAllowed(this.queue)
+      .then(
+        (allowed) => {
+          last.allowed = allowed;
+        },
+        (err: unknown) => this.logger.debug({ err }, "cannot list the lanes' workers; keeping the last answer"),
+      )
+      .finally(() => {
+        last.looking = undefined;
+      });
+    return last.looking;
+  }
 }

@@ -1,7 +1,8 @@
 import { type Logger, unavailable, withTimeout } from "@tocsin/core";
 import { type Job, Queue, UnrecoverableError, Worker } from "bullmq";
 import { Redis } from "ioredis";
-import { type Ending, type LaneBatches, laneBatches, type WaitingJob } from "./bullmq-lane-batch.js";
+import { type Ending, errorText, type LaneBatches, laneBatches, runJobs, type WaitingJob } from "./bullmq-lane-batch.js";
+import { type OrderedLane, runOrderedHead } from "./bullmq-ordered-lane.js";
 import {
   bullId,
   type Carrier,
@@ -9,14 +10,13 @@ import {
   type LanePacks,
   lanePacks,
   laneUnits,
-  PACK_CHECK_MS,
   PACK_ID_PREFIX,
   PACK_NAME,
   PACK_WORKER_NAME,
-  packingAllowed,
+  PackingCheck,
   recordedEnd,
-  unitsOf,
 } from "./bullmq-packs.js";
+import { EndWaiters } from "./bullmq-waiters.js";
 import { GroupAdd } from "./group-add.js";
 import { laneQueueName, QUEUE_PREFIX } from "./job-facts.js";
 import {
@@ -84,8 +84,6 @@ const jobOptions = (job: Carrier, retry: RetryPolicy, ordered: boolean) => ({
 /** Jobs take milliseconds: a worker that died is noticed within ~10 s, not BullMQ's 30 s. */
 const LOCK_MS = 10_000;
 
-const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -107,8 +105,8 @@ export class BullmqJobQueue implements JobQueue {
   private workerConnection: Redis | undefined;
   private readonly queues: Queue[];
   private workers: Worker[] = [];
-  /** Per job id: the `waitFor` calls to wake when its end is announced (they then read it from Redis). */
-  private readonly waiters = new Map<string, Set<() => void>>();
+  /** The `waitFor` calls, woken when their job's end is announced (they then read it from Redis). */
+  private readonly waiters = new EndWaiters(() => this.listen());
   private processed = 0;
   private failed = 0;
   private readonly lanes: number;
@@ -123,8 +121,8 @@ export class BullmqJobQueue implements JobQueue {
   private packs: LanePacks | undefined;
   /** An ordered lane's jobs, waiting or running, for `counts`. */
   private readonly units: (queue: Queue) => Promise<number>;
-  /** Per lane: the jobs a peeked carrier held on average last time (a pack holds many), to peek enough. */
-  private readonly unitsPerCarrier = new Map<string, number>();
+  /** Set by `start` on ordered lanes: what their runs use (bullmq-ordered-lane.ts). */
+  private orderedLane: OrderedLane | undefined;
 
   constructor(private readonly opts: BullmqQueueOptions) {
     this.lanes = opts.lanes ?? DEFAULT_LANES;
@@ -152,7 +150,8 @@ export class BullmqJobQueue implements JobQueue {
     );
     for (const q of this.queues) q.on("error", (err) => opts.logger.debug({ err }, "queue error"));
     this.units = laneUnits(this.producer);
-    this.subscriber.on("message", (_channel, text: string) => this.announce(text));
+    this.packing = new PackingCheck(this.queues[0] as Queue, opts.logger);
+    this.subscriber.on("message", (_channel, text: string) => this.waiters.hear(text));
   }
 
   /**
@@ -177,6 +176,9 @@ export class BullmqJobQueue implements JobQueue {
     return this.addBulk([job]);
   }
 
+  /** Whether packs are written, from the last look at the lanes' workers (bullmq-packs.ts). */
+  private readonly packing: PackingCheck;
+
   /** Adds go to Redis together while one write is on its way (group-add.ts). */
   private readonly adds = new GroupAdd((jobs) => this.write(jobs));
 
@@ -195,36 +197,6 @@ export class BullmqJobQueue implements JobQueue {
     }
   }
 
-  /** Whether packs are written (see PACK_WORKER_NAME): the last look at the lanes' workers, taken every PACK_CHECK_MS. */
-  private packing: { allowed: boolean; at: number; looking?: Promise<void> } | undefined;
-
-  /** The first write waits for the first look; later ones use the last, refreshed in the background. */
-  private async packingNow(): Promise<boolean> {
-    const now = Date.now();
-    if (!this.packing) {
-      this.packing = { allowed: false, at: now };
-      await this.lookAtWorkers(this.packing);
-    } else if (now - this.packing.at > PACK_CHECK_MS && !this.packing.looking) {
-      this.packing.at = now;
-      void this.lookAtWorkers(this.packing);
-    }
-    return this.packing.allowed;
-  }
-
-  private lookAtWorkers(packing: { allowed: boolean; looking?: Promise<void> }): Promise<void> {
-    packing.looking = packingAllowed(this.queues[0] as Queue)
-      .then(
-        (allowed) => {
-          packing.allowed = allowed;
-        },
-        (err: unknown) => this.opts.logger.debug({ err }, "cannot list the lanes' workers; keeping the last answer"),
-      )
-      .finally(() => {
-        packing.looking = undefined;
-      });
-    return packing.looking;
-  }
-
   private async write(jobs: QueuedJob[]): Promise<void> {
     const byLane = new Map<number, QueuedJob[]>();
     for (const job of jobs) {
@@ -232,7 +204,7 @@ export class BullmqJobQueue implements JobQueue {
       if (list) list.push(job);
       else byLane.set(job.lane, [job]);
     }
-    const pack = this.ordered && (await this.packingNow());
+    const pack = this.ordered && (await this.packing.allowed());
     const carriers = (list: QueuedJob[]): Carrier[] =>
       pack ? carriersOf(list) : list.map((job) => ({ id: bullId(job.id), name: job.name, data: job.data, delayMs: job.delayMs }));
     await Promise.all(
@@ -254,6 +226,19 @@ export class BullmqJobQueue implements JobQueue {
     this.workerConnection.on("error", (err) => this.opts.logger.debug({ err }, "redis worker connection error"));
     if (batches.maxJobs > 1 || this.ordered) this.batches = laneBatches(this.workerConnection, LOCK_MS);
     this.packs = lanePacks(this.workerConnection);
+    if (this.batches && this.ordered)
+      this.orderedLane = {
+        batches: this.batches,
+        packs: this.packs,
+        retry: this.retry,
+        unitsPerCarrier: new Map(),
+        record: (queue, units, carriers, packed) => this.record(queue, units, carriers, packed),
+        pause: async (ms) => {
+          await this.wait(ms);
+          // Closing with releaseRetryingOnClose: the job is left active, never to end here (see the option).
+          if (this.closing && this.opts.releaseRetryingOnClose) await new Promise(() => undefined);
+        },
+      };
     this.workers = this.queues.map((q) => {
       const worker = new Worker(q.name, (job: Job, token?: string) => this.process(job, token, batches, q), {
         connection: this.workerConnection as Redis,
@@ -308,79 +293,10 @@ export class BullmqJobQueue implements JobQueue {
     if (!this.closing) worker.run().catch((err) => this.opts.logger.warn({ err, queue: queue.name }, "worker stopped"));
   }
 
-  /**
-   * Ordered lane: the head job BullMQ handed out, unpacked (bullmq-packs.ts), and the jobs
-   * waiting behind it, run in batches of up to the worker's maxJobs until the head's jobs have
-   * all ended. A failing job retries here with the RetryPolicy's backoff while the head stays
-   * active, so the lane's next jobs may not overtake it, in this process or another; the jobs
-   * behind a failure wait for a later batch. A job that failed for good is recorded as failed
-   * and does not hold the lane. Jobs whose end is recorded already (a re-added id, a carrier
-   * run again after a crash) are not run again. The head's own end is BullMQ's (return), after
-   * the records sent before it on the same connection.
-   */
+  /** Ordered lane: bullmq-ordered-lane.ts; unordered queue: `processUnordered`. */
   private async process(job: Job, token: string | undefined, worker: BatchWorker, queue: Queue): Promise<unknown> {
     if (!this.ordered) return this.processUnordered(job, token, worker, queue);
-    const batches = this.batches as LaneBatches;
-    const packs = this.packs as LanePacks;
-    const head = { id: job.id ?? "", name: job.name, data: job.data, attempt: job.attemptsMade + 1 };
-    const headUnits = unitsOf(head);
-    const attempts = new Map<string, number>();
-    const ended = new Set<string>();
-    /** Packed jobs looked up in the done hash already: no other worker runs this lane while the head is held. */
-    const looked = new Set<string>();
-    /** The head's outcome when it is a job alone (a pack's end carries none). */
-    let headEnd: Ending | undefined;
-    for (;;) {
-      const headLeft = headUnits.filter((u) => !ended.has(u.id));
-      const room = worker.maxJobs - headLeft.length;
-      const perCarrier = this.unitsPerCarrier.get(queue.name) ?? 1;
-      const behind = room > 0 ? await batches.peek(queue, Math.ceil(room / perCarrier)) : [];
-      const carriers = behind.map((c) => ({ id: c.id, packed: c.name === PACK_NAME, units: unitsOf(c) }));
-      if (carriers.length)
-        this.unitsPerCarrier.set(queue.name, carriers.reduce((n, c) => n + c.units.length, 0) / carriers.length);
-      // Packed jobs may have ended before (a re-added id, a pack run again after a crash); a job
-      // alone is BullMQ's own (its id is its job's, added once).
-      const packed = [...(head.name === PACK_NAME ? headLeft : []), ...carriers.filter((c) => c.packed).flatMap((c) => c.units)];
-      const unseen = packed.map((u) => u.id).filter((id) => !ended.has(id) && !looked.has(id));
-      for (const id of unseen) looked.add(id);
-      for (const id of await packs.known(queue, unseen)) ended.add(id);
-      const run: WaitingJob[] = [];
-      const taken = new Set<string>();
-      for (const u of [...headLeft, ...carriers.flatMap((c) => c.units)]) {
-        if (run.length >= worker.maxJobs) break;
-        if (ended.has(u.id) || taken.has(u.id)) continue;
-        taken.add(u.id);
-        run.push({ ...u, attempt: attempts.get(u.id) ?? u.attempt });
-      }
-      const { endings, culprit, error } = run.length ? await this.runBatch(worker, run, undefined) : { endings: [] as Ending[] };
-      const final =
-        culprit !== undefined && (error instanceof UnrecoverableJobError || culprit.attempt >= this.retry.maxAttempts);
-      if (culprit && final) endings.push({ id: culprit.id, ok: false, reason: errorText(error) });
-      for (const e of endings) ended.add(e.id);
-      headEnd = endings.find((e) => e.id === head.id) ?? headEnd;
-      // Recorded: every job's end (a job alone too: a later pack may hold its id); ended: the
-      // carriers behind the head whose jobs all ended (a job alone with its own outcome, a pack deleted).
-      const byId = new Map(endings.map((e) => [e.id, e]));
-      const ends: Ending[] = carriers
-        .filter((c) => c.units.every((u) => ended.has(u.id)))
-        .map((c) => (c.packed ? { id: c.id, ok: true, result: null } : (byId.get(c.id) ?? { id: c.id, ok: true, result: null })));
-      const packedIds = new Set(packed.map((u) => u.id));
-      // Not awaited: the head's end through BullMQ (and any later peek) goes out on the same
-      // connection after it, so Redis runs them in that order; one round trip saved per batch.
-      this.record(queue, endings, ends, packedIds);
-      if (culprit && !final) {
-        attempts.set(culprit.id, culprit.attempt + 1);
-        await this.wait(this.retry.backoff(culprit.attempt));
-        // Closing with releaseRetryingOnClose: the job is left active, never to end here (see the option).
-        if (this.closing && this.opts.releaseRetryingOnClose) await new Promise(() => undefined);
-        continue;
-      }
-      if (!headUnits.every((u) => ended.has(u.id))) continue;
-      if (head.name === PACK_NAME || !headEnd) return null;
-      // A job alone ends through BullMQ, as completed or failed; the worker's events announce it.
-      if (headEnd.ok) return headEnd.result;
-      throw new UnrecoverableError(headEnd.reason);
-    }
+    return runOrderedHead(this.orderedLane as OrderedLane, job, worker, queue);
   }
 
   /**
@@ -395,7 +311,7 @@ export class BullmqJobQueue implements JobQueue {
     let run = [head, ...taken];
     let headResult: { result: unknown } | undefined;
     for (;;) {
-      const { endings, culprit, error, ranFirst, rest } = await this.runBatch(worker, run, headResult ? undefined : head.id);
+      const { endings, culprit, error, ranFirst, rest } = await runJobs(worker, run, headResult ? undefined : head.id);
       if (ranFirst) headResult = ranFirst;
       if (!culprit) {
         this.end(queue, "active", endings);
@@ -419,32 +335,6 @@ export class BullmqJobQueue implements JobQueue {
       if (isHead) throw error instanceof UnrecoverableJobError ? new UnrecoverableError(error.message) : error;
       return headResult?.result;
     }
-  }
-
-  /**
-   * Runs a batch: the endings of the jobs that ran (the job `firstId`, the head, apart), the job
-   * that failed (or, when the runner ran none, the first) and its error, the jobs not reached.
-   */
-  private async runBatch(worker: BatchWorker, run: WaitingJob[], firstId: string | undefined) {
-    const outcomes = await worker.batch(run).catch((error: unknown) => [{ ok: false as const, error }]);
-    const endings: Ending[] = [];
-    let ranFirst: { result: unknown } | undefined;
-    let i = 0;
-    for (; i < run.length && outcomes[i]?.ok; i++) {
-      const { id } = run[i] as WaitingJob;
-      const result = (outcomes[i] as { result: unknown }).result;
-      if (id === firstId) ranFirst = { result };
-      else endings.push({ id, ok: true, result });
-    }
-    const failed = i < run.length && (i < outcomes.length || outcomes.length === 0);
-    const outcome = outcomes[i];
-    return {
-      endings,
-      ranFirst,
-      culprit: failed ? run[i] : undefined,
-      error: outcome && !outcome.ok ? outcome.error : new Error("the batch runner ran no job"),
-      rest: run.slice(failed ? i + 1 : i),
-    };
   }
 
   /** Batch ends sent and not yet answered: `close` waits for them before it disconnects. */
@@ -536,23 +426,6 @@ export class BullmqJobQueue implements JobQueue {
     this.opts.onEnded?.([{ id, result: result.state === "completed" ? COMPLETED : result }]);
   }
 
-  /**
-   * The ids of jobs that ended: their waiters wake and read the outcome. A version before this one
-   * announced `{ id, result }` objects (one, or a batch's array): their ids are taken the same way.
-   */
-  private announce(text: string): void {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      return;
-    }
-    for (const item of Array.isArray(parsed) ? parsed : [parsed]) {
-      const id = typeof item === "string" ? item : (item as { id?: unknown } | null)?.id;
-      if (typeof id === "string") for (const wake of this.waiters.get(id) ?? []) wake();
-    }
-  }
-
   private async stored(id: string, lane: number): Promise<JobResult | undefined> {
     const queue = this.queues[lane];
     if (!queue) return undefined;
@@ -571,38 +444,7 @@ export class BullmqJobQueue implements JobQueue {
 
   async waitFor(id: string, lane: number, timeoutMs: number): Promise<JobResult | undefined> {
     const key = bullId(id);
-    if (timeoutMs <= 0) return this.stored(key, lane);
-    let timedOut = false;
-    let wake: () => void = () => {};
-    let woken = new Promise<void>((r) => {
-      wake = r;
-    });
-    const waker = () => wake();
-    const set = this.waiters.get(key) ?? new Set();
-    set.add(waker);
-    this.waiters.set(key, set);
-    const timer = setTimeout(() => {
-      timedOut = true;
-      wake();
-    }, timeoutMs);
-    try {
-      // Registered and subscribed first, then read: an end announced between the two wakes the
-      // wait below, which reads again.
-      await Promise.race([this.listen(), woken]);
-      for (;;) {
-        woken = new Promise<void>((r) => {
-          wake = r;
-        });
-        const done = await this.stored(key, lane);
-        if (done) return done;
-        await woken;
-        if (timedOut) return undefined;
-      }
-    } finally {
-      clearTimeout(timer);
-      set.delete(waker);
-      if (set.size === 0) this.waiters.delete(key);
-    }
+    return this.waiters.waitFor(key, timeoutMs, () => this.stored(key, lane));
   }
 
   /** `pending` counts jobs, a pack as its size. */
