@@ -387,19 +387,21 @@ export class BullmqJobQueue implements JobQueue {
       else this.failed++;
   }
 
-  /** Counts and announces ended jobs. */
+  /** Counts and announces the jobs a batch ended (a failure logged here: BullMQ's events log the head's). */
   private announceEnds(announced: Ending[]): void {
-    for (const e of announced) {
-      if (e.ok) this.processed++;
-      else {
-        this.failed++;
-        this.opts.logger.warn({ jobId: e.id, reason: e.reason }, "job failed for good");
-      }
-    }
-    if (announced.length === 0) return;
-    this.producer.publish(this.doneChannel, JSON.stringify(announced.map((e) => e.id))).catch(() => {});
-    // The other thread only counts them (its waiters hear through Redis): outcomes without results.
-    this.opts.onEnded?.(announced.map((e) => ({ id: e.id, result: e.ok ? COMPLETED : { state: "failed", error: e.reason } })));
+    for (const e of announced) if (!e.ok) this.opts.logger.warn({ jobId: e.id, reason: e.reason }, "job failed for good");
+    this.tell(announced.map((e) => ({ id: e.id, result: e.ok ? COMPLETED : { state: "failed", error: e.reason } })));
+  }
+
+  /**
+   * Counts ended jobs, announces their ids on the done channel (waiters read the ends from Redis),
+   * and tells the other thread, which only counts them: outcomes without results.
+   */
+  private tell(jobs: EndedJob[]): void {
+    if (jobs.length === 0) return;
+    this.ended(jobs);
+    this.producer.publish(this.doneChannel, JSON.stringify(jobs.map((j) => j.id))).catch(() => {});
+    this.opts.onEnded?.(jobs);
   }
 
   /** Jobs waiting for their next attempt: woken at once by `close`. */
@@ -418,12 +420,9 @@ export class BullmqJobQueue implements JobQueue {
     });
   }
 
+  /** A job BullMQ ended itself (a job alone at the head), from the worker's events. */
   private publish(id: string | undefined, result: JobResult): void {
-    if (!id) return;
-    if (result.state === "completed") this.processed++;
-    else this.failed++;
-    this.producer.publish(this.doneChannel, JSON.stringify([id])).catch(() => {});
-    this.opts.onEnded?.([{ id, result: result.state === "completed" ? COMPLETED : result }]);
+    if (id) this.tell([{ id, result: result.state === "completed" ? COMPLETED : result }]);
   }
 
   private async stored(id: string, lane: number): Promise<JobResult | undefined> {
