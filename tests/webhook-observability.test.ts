@@ -90,6 +90,16 @@ describe("webhook handler: metrics, log, client address, drain", () => {
     expect(capture.text()).not.toContain("wrong-key-xyz");
   });
 
+  it("reports alert-service's backlog as tocsin_alert_backlog, 0 once the posts are processed", async () => {
+    for (let i = 0; i < 5; i++) expect((await post({}, JSON.stringify({ title: `backlog ${i}` }))).status).toBe(202);
+    const backlog = async () => {
+      const text = await (await fetch(`${gateway.url}/metrics`)).text();
+      return text.split("\n").find((l) => l.startsWith("tocsin_alert_backlog "));
+    };
+    // A number read from the real alert-service (NaN would mean it did not answer).
+    await until(async () => (await backlog()) === "tocsin_alert_backlog 0", 20_000);
+  });
+
   it("with TRUST_PROXY, counts failed keys per X-Forwarded-For address", async () => {
     const wrong = (forwardedFor: string) => post({ authorization: "Bearer wrong-key-xyz", "x-forwarded-for": forwardedFor });
     for (let i = 0; i < 101; i++) await wrong("203.0.113.7");

@@ -5,6 +5,7 @@ import { onlyKnownRoutes } from "./http/known-routes.js";
 import { traceRequests } from "./http/tracing.js";
 import { accessLog } from "./middleware/access-log.js";
 import { authenticate } from "./middleware/authenticate.js";
+import { registerBacklogMetric } from "./middleware/backlog-metric.js";
 import { bodyParsers } from "./middleware/body-parsers.js";
 import { errorHandler, notFoundHandler } from "./middleware/errors.js";
 import { createHttpMetrics, type HttpMetrics } from "./middleware/metrics.js";
@@ -36,7 +37,9 @@ export interface HttpShared {
 export function createHttpShared(deps: GatewayDeps): HttpShared {
   const limits = createLimiterBackend(deps.config.redisUrl, deps.config.rateLimitPrefix);
   deps.closers.push(() => limits.close());
-  return { metrics: createHttpMetrics(), throttle: createCredentialThrottle(limits) };
+  const metrics = createHttpMetrics();
+  registerBacklogMetric(metrics.registry, deps.alert, deps.logger);
+  return { metrics, throttle: createCredentialThrottle(limits) };
 }
 
 /**
