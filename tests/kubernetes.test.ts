@@ -71,6 +71,10 @@ describe.skipIf(!available)("deploy/kubernetes", () => {
       if (d.metadata.name === "gateway") {
         expect(c.readinessProbe.httpGet.path).toBe("/-/readiness");
         expect(c.livenessProbe.httpGet.path).toBe("/-/health");
+        // Scraped where the container serves /metrics.
+        const { annotations } = d.spec.template.metadata;
+        expect(annotations).toMatchObject({ "prometheus.io/scrape": "true", "prometheus.io/path": "/metrics" });
+        expect(c.ports).toContainEqual(expect.objectContaining({ containerPort: Number(annotations["prometheus.io/port"]) }));
       } else {
         const port = GRPC_SERVICES[d.metadata.name as keyof typeof GRPC_SERVICES];
         expect(c.readinessProbe.grpc.port).toBe(port);
