@@ -1,27 +1,12 @@
-import { AppError, silentLogger } from "@tocsin/core";
-import { createClient, createGrpcServer, type GrpcServer, type ServiceHandlers } from "@tocsin/grpc";
-import { alertV1, PROTO_FILES } from "@tocsin/proto";
+import { silentLogger } from "@tocsin/core";
+import { createClient } from "@tocsin/grpc";
+import { alertV1 } from "@tocsin/proto";
+import { type StubServer, startStubServer } from "@tocsin/testing";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerBacklogMetric } from "./backlog-metric.js";
 
 type AlertDef = typeof alertV1.AlertServiceService;
-
-/** alert-service over real gRPC: every method UNIMPLEMENTED but GetIngestStats, which answers `answer()`. */
-async function startAlertService(answer: () => Promise<alertV1.GetIngestStatsResponse>) {
-  const server: GrpcServer = createGrpcServer({
-    logger: silentLogger(),
-    protoFiles: [PROTO_FILES.alert],
-    serviceNames: ["alert.v1.AlertService"],
-  });
-  const unimplemented = async () => {
-    throw new AppError("UNIMPLEMENTED", "STUB", "not in this stub");
-  };
-  const handlers = Object.fromEntries(Object.keys(alertV1.AlertServiceService).map((name) => [name, unimplemented]));
-  server.add(alertV1.AlertServiceService, { ...handlers, getIngestStats: answer } as unknown as ServiceHandlers<AlertDef>);
-  const port = await server.listen("127.0.0.1:0");
-  return { server, address: `127.0.0.1:${port}` };
-}
 
 const stats = (pending: number): alertV1.GetIngestStatsResponse => ({
   pending,
@@ -39,14 +24,17 @@ describe("tocsin_alert_backlog", () => {
   let pending = 42;
   /** While set, GetIngestStats answers only once it is resolved. */
   let gate: Promise<void> | undefined;
-  let service: Awaited<ReturnType<typeof startAlertService>>;
+  let service: StubServer;
   let client: ReturnType<typeof createClient<AlertDef>>;
   const registry = new Registry();
 
   beforeAll(async () => {
-    service = await startAlertService(async () => {
-      await gate;
-      return stats(pending);
+    // alert-service over real gRPC: GetIngestStats answers, every other RPC is UNIMPLEMENTED.
+    service = await startStubServer("alert", {
+      async getIngestStats() {
+        await gate;
+        return stats(pending);
+      },
     });
     // A client deadline far past the test's: only the scrape's own deadline can end a held call in time.
     client = createClient(alertV1.AlertServiceService, { target: "alert", address: service.address, timeoutMs: 600_000 });
@@ -54,7 +42,7 @@ describe("tocsin_alert_backlog", () => {
   });
   afterAll(async () => {
     client?.close();
-    await service?.server.shutdown(500);
+    await service?.stop();
   });
 
   it("is alert-service's pending count, read at each scrape", async () => {

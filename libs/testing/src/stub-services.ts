@@ -1,8 +1,20 @@
 import { AppError, notFound, silentLogger } from "@tocsin/core";
 import { createGrpcServer, type GrpcServer, type ServiceHandlers } from "@tocsin/grpc";
-import { authV1, PROTO_FILES } from "@tocsin/proto";
+import { alertV1, authV1, PROTO_FILES } from "@tocsin/proto";
 
 type AuthDef = typeof authV1.AuthServiceService;
+type AlertDef = typeof alertV1.AlertServiceService;
+
+/** Every RPC of a service answering UNIMPLEMENTED (501 through the gateway). */
+function unimplemented(definition: object): Record<string, unknown> {
+  const handlers: Record<string, unknown> = {};
+  for (const name of Object.keys(definition)) {
+    handlers[name] = async () => {
+      throw new AppError("UNIMPLEMENTED", "UNIMPLEMENTED", "501 Not Implemented");
+    };
+  }
+  return handlers;
+}
 
 export const STUB_TOKENS = {
   api: "stub-api-token-0123456789",
@@ -38,12 +50,7 @@ const STUB_USER: authV1.User = {
  * `getGroup("boom")` failing unexpectedly. Every other RPC is UNIMPLEMENTED unless overridden.
  */
 export function stubAuthHandlers(overrides: Partial<ServiceHandlers<AuthDef>> = {}): ServiceHandlers<AuthDef> {
-  const handlers: Record<string, unknown> = {};
-  for (const name of Object.keys(authV1.AuthServiceService)) {
-    handlers[name] = async () => {
-      throw new AppError("UNIMPLEMENTED", "UNIMPLEMENTED", "501 Not Implemented");
-    };
-  }
+  const handlers = unimplemented(authV1.AuthServiceService);
   const base: Partial<ServiceHandlers<AuthDef>> = {
     async authenticateToken({ token }) {
       if (token === STUB_TOKENS.api) return { principal: principal(["api"]) };
@@ -76,13 +83,22 @@ export interface StubServer {
   stop(): Promise<void>;
 }
 
-/** Starts a gRPC server on a free port serving `auth` handlers (or only health, for the others). */
-export async function startStubServer(
-  kind: "auth" | "alert" | "settings",
-  handlers?: ServiceHandlers<AuthDef>,
-): Promise<StubServer> {
+/**
+ * Starts a gRPC server on a free port serving health and: for `auth`, the auth handlers (the stub
+ * ones by default); for `alert` given handlers, AlertService with those and every other RPC
+ * UNIMPLEMENTED (no handlers: health only, as for `settings`).
+ */
+export async function startStubServer(kind: "auth", handlers?: ServiceHandlers<AuthDef>): Promise<StubServer>;
+export async function startStubServer(kind: "alert", handlers?: Partial<ServiceHandlers<AlertDef>>): Promise<StubServer>;
+export async function startStubServer(kind: "settings"): Promise<StubServer>;
+export async function startStubServer(kind: "auth" | "alert" | "settings", handlers?: object): Promise<StubServer> {
   const server = createGrpcServer({ logger: silentLogger(), protoFiles: [PROTO_FILES[kind]], serviceNames: [`${kind}.v1.Stub`] });
-  if (kind === "auth") server.add(authV1.AuthServiceService, handlers ?? stubAuthHandlers());
+  if (kind === "auth") server.add(authV1.AuthServiceService, (handlers as ServiceHandlers<AuthDef>) ?? stubAuthHandlers());
+  if (kind === "alert" && handlers)
+    server.add(alertV1.AlertServiceService, {
+      ...unimplemented(alertV1.AlertServiceService),
+      ...handlers,
+    } as ServiceHandlers<AlertDef>);
   const port = await server.listen("127.0.0.1:0");
   server.setServing(true);
   return { address: `127.0.0.1:${port}`, server, stop: () => server.shutdown(500) };
