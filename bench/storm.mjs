@@ -23,9 +23,10 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { ROOT, startBaselineProcess } from "./alert-system.mjs";
 import { alertmanagerCount, startAlertmanager } from "./storm/alertmanager.mjs";
+import { issue25Rows, issue25Table } from "./storm/issue25.mjs";
 import { median, quiet } from "./storm/measure.mjs";
 import { correctness, pacedBaseline, pacedPhase, round } from "./storm/phases.mjs";
-import { kindTable, targetsTable } from "./storm/report.mjs";
+import { kindTable, print, targetsTable } from "./storm/report.mjs";
 import { listed, startTocsin, waitProcessed } from "./storm/tocsin.mjs";
 
 const { values: opt } = parseArgs({
@@ -198,7 +199,9 @@ async function main() {
     if (CFG.only.includes("batch")) kindTable(batch, "batch", targets, rounds);
     targetsTable(targets, rounds, extra);
   }
-  const record = { ...head, targets: targets.map((t) => t.name), rounds, extra, error: failed?.message };
+  const issue25 = targets.length ? issue25Rows(targets, rounds) : [];
+  issue25Table(issue25, print);
+  const record = { ...head, targets: targets.map((t) => t.name), rounds, extra, issue25, error: failed?.message };
   const file = opt.json ?? join(ROOT, "bench", "results", `storm-${head.date.replace(/[:.]/g, "-")}.json`);
   mkdirSync(join(file, ".."), { recursive: true });
   writeFileSync(file, JSON.stringify(record, null, 2));

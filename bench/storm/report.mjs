@@ -10,7 +10,8 @@ const range = (xs, fmt = n0) => {
   return s.median === null ? "—" : xs.length > 1 ? `${fmt(s.median)} [${fmt(s.min)}–${fmt(s.max)}]` : fmt(s.median);
 };
 
-function print(rows) {
+/** Prints rows as aligned columns. */
+export function print(rows) {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i] ?? "").length)));
   for (const r of rows)
     console.log(

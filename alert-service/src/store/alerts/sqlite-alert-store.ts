@@ -84,6 +84,7 @@ const INSERT_ALERT = `INSERT INTO alerts (project_id, iid, integration_id, title
 /** Rolls back the transaction a write without a savepoint joined, which then fails whole (see `inOneTransaction`). */
 function rollBackEnclosing(db: Database): void {
   if (db.inTransaction) prepared(db, "ROLLBACK").run();
+  OpenFingerprints.of(db).released();
 }
 
 /** Notes written with an alert (`alerts.notes`), as stored. */
@@ -229,7 +230,10 @@ export class SqliteAlertStore implements AlertStore {
   }
 
   async create(input: NewAlert): Promise<Alert> {
-    return this.db.inTransaction ? this.insertNow(input, true) : this.insertTx(input);
+    if (this.db.inTransaction) return this.insertNow(input, true);
+    // A transaction of its own: whatever write lock a batch held is gone.
+    this.fingerprints.released();
+    return this.insertTx(input);
   }
 
   async findOpen(projectId: number, fingerprint: string) {

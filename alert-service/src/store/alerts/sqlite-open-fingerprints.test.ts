@@ -147,6 +147,64 @@ describe("open fingerprints on SQLite", () => {
     db.close();
   });
 
+  it("catches up once in a batch's write transaction, and again in the next", async () => {
+    const [one, two] = connections(2) as [Database.Database, Database.Database];
+    const dir = one.name.slice(0, -"/alert.db".length);
+    const statements: string[] = [];
+    const watched = new Database(join(dir, "alert.db"), { verbose: (sql) => statements.push(String(sql)) });
+    const stores = createSqliteAlertsStores(watched);
+    const other = createSqliteAlertsStores(two).alerts;
+    const reads = () => statements.filter((sql) => sql === "PRAGMA data_version" || sql.includes("FROM alert_counters")).length;
+    statements.length = 0; // the schema's own reads when the stores were made
+    await stores.batch(async () => {
+      for (const f of ["a", "b", "c", "d"]) {
+        expect(await stores.alerts.findOpen(1, f)).toBeUndefined();
+        await stores.alerts.create(newAlert(1, f));
+      }
+    });
+    // Eight look-ups (a find and the insert's check per alert), one catch-up: the counter and data_version once each.
+    expect(reads()).toBe(2);
+    // Another connection commits between two batches: the next batch catches up and sees it.
+    const n = await other.create(newAlert(1, "n"));
+    await stores.batch(async () => {
+      expect((await stores.alerts.findOpen(1, "n"))?.id).toBe(n.id);
+      expect(await rejectionReason(stores.alerts.create(newAlert(1, "n")))).toBe("OPEN_ALERT_EXISTS");
+    });
+    expect(reads()).toBe(4);
+    for (const db of [one, two, watched]) db.close();
+  });
+
+  it.each(["an insert", "a look-up"])(
+    "drops the hold when the batch's transaction is rolled back: %s after it looks again",
+    async (next) => {
+      const [one, two] = connections(2) as [Database.Database, Database.Database];
+      const stores = createSqliteAlertsStores(one);
+      const other = createSqliteAlertsStores(two).alerts;
+      let seen: string | undefined;
+      const batch = stores.batch(async () => {
+        // A miss, caught up under the batch's write lock...
+        expect(await stores.alerts.findOpen(1, "m")).toBeUndefined();
+        // ...which a rollback ends (as a failed write's `rollBackEnclosing`, or SQLite after an I/O error, does).
+        one.exec("ROLLBACK");
+        // Without the lock, another connection commits an open alert of the fingerprint.
+        const m = await other.create(newAlert(1, "m"));
+        // An insert (in a transaction of its own) or a look-up must not trust the miss.
+        seen =
+          next === "an insert"
+            ? await rejectionReason(stores.alerts.create(newAlert(1, "m")))
+            : (await stores.alerts.findOpen(1, "m"))?.id === m.id
+              ? "found"
+              : "missed";
+      });
+      // The batch reports its transaction lost (what ran in it was not kept).
+      expect(await rejectionReason(batch)).toContain("rolled back before its commit");
+      expect(seen).toBe(next === "an insert" ? "OPEN_ALERT_EXISTS" : "found");
+      expect(one.prepare("SELECT COUNT(*) AS n FROM alerts WHERE fingerprint = 'm'").get()).toEqual({ n: 1 });
+      one.close();
+      two.close();
+    },
+  );
+
   it("shares one look-up between the stores of a connection", async () => {
     const db = new Database(":memory:");
     const one = createSqliteAlertsStores(db).alerts;

@@ -78,6 +78,13 @@ export class OpenFingerprints {
   private reopened = false;
   /** The last look-up that found nothing: the insert after it need not look again. */
   private lastMiss: { key: string; version: number; changes: number } | undefined;
+  /**
+   * Set while the connection holds the write lock of a batch (`held`, until `released`): no other
+   * connection can commit meanwhile, so once caught up in it the map stays caught up, and the
+   * look-ups after the first read neither the counter nor `data_version` (two of a new alert's
+   * seven statements; bench/notes/2026-11-30-paired-ratios-and-one-catch-up.md).
+   */
+  private hold: { caughtUp: boolean } | undefined;
 
   private constructor(
     private readonly db: Database,
@@ -102,10 +109,37 @@ export class OpenFingerprints {
       miss &&
       miss.key === keyOf(projectId, fingerprint) &&
       miss.changes === this.changes &&
-      miss.version === this.dataVersion()
+      miss.version === (this.caughtUpInHold() ? this.version : this.dataVersion())
     )
       return false;
     return this.find(projectId, fingerprint) !== undefined;
+  }
+
+  /**
+   * The connection took the write lock (`BEGIN IMMEDIATE` of a batch): until `released`, the
+   * first look-up catches up and the others rely on it. Any rollback must call `released`.
+   */
+  held(): void {
+    this.hold = { caughtUp: false };
+  }
+
+  /** The write transaction taken in `held` ended (committed or rolled back). */
+  released(): void {
+    this.hold = undefined;
+  }
+
+  /**
+   * Caught up inside the write transaction still held. Seen outside a transaction (rolled back,
+   * by SQLite itself after an I/O error, say), the hold is over: dropped here, before anything
+   * could begin another transaction without the lock this relied on.
+   */
+  private caughtUpInHold(): boolean {
+    if (!this.hold) return false;
+    if (!this.db.inTransaction) {
+      this.hold = undefined;
+      return false;
+    }
+    return this.hold.caughtUp && !this.reopened;
   }
 
   /** This store changed an alert's status (a reopen may make a fingerprint open again). */
@@ -210,6 +244,12 @@ export class OpenFingerprints {
    * in the map already; one rolled back leaves a hint that matches no row).
    */
   private catchUp(): void {
+    if (this.caughtUpInHold()) return;
+    this.catchUpNow();
+    if (this.hold && this.db.inTransaction) this.hold.caughtUp = true;
+  }
+
+  private catchUpNow(): void {
     const counter = prepared(this.db, "SELECT value FROM alert_counters WHERE name = ?").get(MERGED_UP_TO) as
       | { value: number }
       | undefined;

@@ -4,6 +4,7 @@ import type { AlertsStores } from "../../domain/alerts/ports.js";
 import { SqliteAlertOverview } from "./sqlite-alert-overview.js";
 import { SqliteAlertStore } from "./sqlite-alert-store.js";
 import { SqliteIncidentStore, SqliteRequestLog } from "./sqlite-incident-store.js";
+import { OpenFingerprints } from "./sqlite-open-fingerprints.js";
 import { migrateAlertsSchema } from "./sqlite-schema.js";
 
 /** Per connection: the batch transaction open on it, settled when its commit kept it (or it was lost). */
@@ -22,7 +23,7 @@ const openBatches = new WeakMap<Database, Promise<void>>();
  * change half-written, or SQLite did on an I/O error or a full disk), every batch in it fails:
  * what ran in it was not kept.
  */
-async function inOneTransaction<T>(db: Database, fn: () => Promise<T>): Promise<T> {
+async function inOneTransaction<T>(db: Database, fingerprints: OpenFingerprints, fn: () => Promise<T>): Promise<T> {
   if (db.inTransaction) {
     const joined = openBatches.get(db);
     const result = await fn();
@@ -35,6 +36,7 @@ async function inOneTransaction<T>(db: Database, fn: () => Promise<T>): Promise<
   });
   settled.catch(() => undefined); // a transaction nobody joined
   prepared(db, "BEGIN IMMEDIATE").run();
+  fingerprints.held();
   openBatches.set(db, settled);
   let ran: { ok: true; value: T } | { ok: false; error: unknown };
   try {
@@ -44,6 +46,7 @@ async function inOneTransaction<T>(db: Database, fn: () => Promise<T>): Promise<
   }
   // Still this batch's transaction: another batch that began one after this one was lost owns
   // whatever is open now, and must not see it committed or rolled back from here.
+  fingerprints.released();
   if (openBatches.get(db) !== settled || !db.inTransaction) {
     const lost = new Error("the batch's transaction was rolled back before its commit");
     settle(lost);
@@ -68,12 +71,15 @@ async function inOneTransaction<T>(db: Database, fn: () => Promise<T>): Promise<
  */
 export function createSqliteAlertsStores(db: Database, opts: { mergeFingerprintsAt?: number } = {}): AlertsStores {
   migrateAlertsSchema(db);
+  const alerts = new SqliteAlertStore(db, opts.mergeFingerprintsAt);
+  // The connection's look-up, which the store made with its bound: told when a batch holds the write lock.
+  const fingerprints = OpenFingerprints.of(db);
   return {
-    alerts: new SqliteAlertStore(db, opts.mergeFingerprintsAt),
+    alerts,
     incidents: new SqliteIncidentStore(db),
     requests: new SqliteRequestLog(db),
     overview: new SqliteAlertOverview(db),
-    batch: (fn) => inOneTransaction(db, fn),
+    batch: (fn) => inOneTransaction(db, fingerprints, fn),
     ping: async () => {
       prepared(db, "SELECT 1").get();
     },
