@@ -26,7 +26,7 @@ import { alertmanagerCount, startAlertmanager } from "./storm/alertmanager.mjs";
 import { issue25Rows, issue25Table } from "./storm/issue25.mjs";
 import { median, quiet } from "./storm/measure.mjs";
 import { correctness, pacedBaseline, pacedPhase, round } from "./storm/phases.mjs";
-import { kindTable, print, targetsTable } from "./storm/report.mjs";
+import { kindTable, targetsTable } from "./storm/report.mjs";
 import { listed, startTocsin, waitProcessed } from "./storm/tocsin.mjs";
 
 const { values: opt } = parseArgs({
@@ -200,7 +200,7 @@ async function main() {
     targetsTable(targets, rounds, extra);
   }
   const issue25 = targets.length ? issue25Rows(targets, rounds) : [];
-  issue25Table(issue25, print);
+  issue25Table(issue25);
   const record = { ...head, targets: targets.map((t) => t.name), rounds, extra, issue25, error: failed?.message };
   const file = opt.json ?? join(ROOT, "bench", "results", `storm-${head.date.replace(/[:.]/g, "-")}.json`);
   mkdirSync(join(file, ".."), { recursive: true });

@@ -5,6 +5,7 @@
 // between rounds minutes apart on one machine (bench/notes/2026-11-30-*); a ratio of medians
 // mixes a fast minute of one with a slow minute of the other, a paired ratio does not.
 import { spread } from "./measure.mjs";
+import { print } from "./report.mjs";
 
 const pct = (v) => `${(100 * v).toFixed(1)} %`;
 
@@ -28,7 +29,6 @@ export function issue25Rows(targets, rounds) {
   const r = (t, kind) => rounds[t.name]?.[kind] ?? [];
   const rows = [];
   const add = (item, t, what, ratios, target) => {
-    if (!r(t, "single").length && !r(t, "batch").length) return;
     const s = spread(ratios);
     rows.push({
       item,
@@ -74,7 +74,7 @@ export function issue25Rows(targets, rounds) {
 }
 
 /** Prints the rows of `issue25Rows`. */
-export function issue25Table(rows, print) {
+export function issue25Table(rows) {
   if (!rows.length) return;
   console.log("\nIssue 25 targets (ratios paired by round: median [min–max])");
   const table = [["target", "variant", "ratio", "measured", "target", "verdict"]];

@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { rejectionReason } from "@tocsin/testing";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
@@ -149,9 +149,8 @@ describe("open fingerprints on SQLite", () => {
 
   it("catches up once in a batch's write transaction, and again in the next", async () => {
     const [one, two] = connections(2) as [Database.Database, Database.Database];
-    const dir = one.name.slice(0, -"/alert.db".length);
     const statements: string[] = [];
-    const watched = new Database(join(dir, "alert.db"), { verbose: (sql) => statements.push(String(sql)) });
+    const watched = new Database(join(dirname(one.name), "alert.db"), { verbose: (sql) => statements.push(String(sql)) });
     const stores = createSqliteAlertsStores(watched);
     const other = createSqliteAlertsStores(two).alerts;
     const reads = () => statements.filter((sql) => sql === "PRAGMA data_version" || sql.includes("FROM alert_counters")).length;
