@@ -104,8 +104,7 @@ export function createAlertJobs(queue: JobQueue, timers: JobQueue, lanes = DEFAU
     async waitFor(job: ProcessAlertJob, timeoutMs: number) {
       // The lane is derived from the job (never remembered per accepted job: that map grew by one
       // entry per 202 until a waiter asked, which almost none do; issue 27's soak found it).
-      const result = await queue.waitFor(job.jobId, laneOfAlert(job), timeoutMs);
-      return result?.state === "completed" ? (result.result as Awaited<ReturnType<AlertJobs["waitFor"]>>) : undefined;
+      return (await queue.waitFor(job.jobId, laneOfAlert(job), timeoutMs))?.state === "completed";
     },
     async stats() {
       return queue.counts();

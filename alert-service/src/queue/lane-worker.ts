@@ -129,7 +129,9 @@ export function createJobWorker(
             logger,
           )
           .catch((err: unknown) => ({ outcomes: [], error: err }));
-        for (const result of done) outcomes.push({ ok: true, result });
+        // No result in the queue: the outcome is kept once, in the job's op record (the request
+        // log, where waiters read it), not also in each end's row, message and announcement.
+        for (let n = 0; n < done.length; n++) outcomes.push({ ok: true, result: null });
         const failed = run[done.length];
         if (failed) return [...outcomes, failure(failed, error)];
         i += run.length;

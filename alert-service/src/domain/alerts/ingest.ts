@@ -115,12 +115,16 @@ export async function enqueueAll(
   return jobs;
 }
 
-/** Waits for every job until one shared deadline; undefined if any did not finish. */
+/**
+ * Waits for every job until one shared deadline, then reads their outcomes from the request log
+ * (where processing records each with its change); undefined if any did not finish.
+ */
 export async function waitAll(deps: IngestDeps, jobs: ProcessAlertJob[], waitMs: number): Promise<AlertOutcome[] | undefined> {
   const deadline = Date.now() + Math.min(waitMs, MAX_WAIT_MS);
   const outcomes: AlertOutcome[] = [];
   for (const job of jobs) {
-    const outcome = await deps.jobs.waitFor(job, Math.max(0, deadline - Date.now()));
+    if (!(await deps.jobs.waitFor(job, Math.max(0, deadline - Date.now())))) return undefined;
+    const outcome = await deps.stores.requests.jobOutcome(job.jobId);
     if (!outcome) return undefined;
     outcomes.push(outcome);
   }

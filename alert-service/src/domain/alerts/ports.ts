@@ -259,8 +259,11 @@ export interface AlertJobs {
   }): Promise<void>;
   /** Unsilence timers, each due at its `at` (durably, like auto-resolve; same id → added once); a due one runs at once. */
   scheduleUnsilence(jobs: UnsilenceJob[]): Promise<void>;
-  /** The outcome of a process-alert job once it finished, or undefined after `timeoutMs`. */
-  waitFor(job: ProcessAlertJob, timeoutMs: number): Promise<AlertOutcome | undefined>;
+  /**
+   * Whether a process-alert job completed within `timeoutMs`. Its outcome is read from the
+   * request log (`RequestLog.jobOutcome`), the one place it is kept: the queue's ends carry none.
+   */
+  waitFor(job: ProcessAlertJob, timeoutMs: number): Promise<boolean>;
   stats(): Promise<QueueStats>;
 }
 
