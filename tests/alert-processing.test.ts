@@ -199,7 +199,7 @@ for (const [store, queue, available] of combos) {
       // alert still makes the re-run a no-op.
       await h.dropJobRecord(recovery.jobId);
       await h.dropJobRecord(job.jobId);
-      expect(await h.runtime.stores.requests.jobOutcome(recovery.jobId)).toBeUndefined();
+      expect((await h.runtime.stores.requests.jobOutcomes([recovery.jobId])).get(recovery.jobId)).toBeUndefined();
       expect((await handlers().processAlert(recovery, logger)).action).toBe("resolved");
       expect((await handlers().processAlert(job, logger)).events).toBe(2);
       const alert = await m.getAlert(String(p), 1, ctx());

@@ -84,7 +84,7 @@ const writes: Array<{ name: string; write: (s: Stores) => Promise<unknown>; land
   {
     name: "the purge of job records and idempotency keys",
     write: (s) => s.requests.purge(later, later),
-    landed: async (s) => expect(await s.requests.jobOutcome("old-job")).toBeUndefined(),
+    landed: async (s) => expect((await s.requests.jobOutcomes(["old-job"])).get("old-job")).toBeUndefined(),
   },
   {
     name: "a channel destination's creation",

@@ -117,18 +117,16 @@ export async function enqueueAll(
 
 /**
  * Waits for every job until one shared deadline, then reads their outcomes from the request log
- * (where processing records each with its change); undefined if any did not finish.
+ * in one read (processing records each with its change); undefined if any did not finish.
  */
 export async function waitAll(deps: IngestDeps, jobs: ProcessAlertJob[], waitMs: number): Promise<AlertOutcome[] | undefined> {
   const deadline = Date.now() + Math.min(waitMs, MAX_WAIT_MS);
-  const outcomes: AlertOutcome[] = [];
   for (const job of jobs) {
     if (!(await deps.jobs.waitFor(job, Math.max(0, deadline - Date.now())))) return undefined;
-    const outcome = await deps.stores.requests.jobOutcome(job.jobId);
-    if (!outcome) return undefined;
-    outcomes.push(outcome);
   }
-  return outcomes;
+  const recorded = await deps.stores.requests.jobOutcomes(jobs.map((job) => job.jobId));
+  const outcomes = jobs.map((job) => recorded.get(job.jobId));
+  return outcomes.every((outcome) => outcome !== undefined) ? outcomes : undefined;
 }
 
 /** Reserves the Idempotency-Key; a live earlier record gives its request id back. */

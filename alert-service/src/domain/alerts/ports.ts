@@ -133,7 +133,8 @@ export interface RequestLog {
   startJob(jobId: string, at: Date): Promise<{ outcome?: AlertOutcome; firstRun: boolean }>;
   /** Remembers that a job finished, with its outcome (the first outcome recorded stays). */
   recordJob(jobId: string, outcome: AlertOutcome, at: Date): Promise<void>;
-  jobOutcome(jobId: string): Promise<AlertOutcome | undefined>;
+  /** The recorded outcomes of these jobs, by job id (one read however many; a job not finished is absent). */
+  jobOutcomes(jobIds: readonly string[]): Promise<Map<string, AlertOutcome>>;
   /** Drops expired idempotency records and job records older than `before`. */
   purge(now: Date, before: Date): Promise<void>;
 }
@@ -261,7 +262,7 @@ export interface AlertJobs {
   scheduleUnsilence(jobs: UnsilenceJob[]): Promise<void>;
   /**
    * Whether a process-alert job completed within `timeoutMs`. Its outcome is read from the
-   * request log (`RequestLog.jobOutcome`), the one place it is kept: the queue's ends carry none.
+   * request log (`RequestLog.jobOutcomes`), the one place it is kept: the queue's ends carry none.
    */
   waitFor(job: ProcessAlertJob, timeoutMs: number): Promise<boolean>;
   stats(): Promise<QueueStats>;

@@ -89,7 +89,8 @@ describe("processAlertJobs", () => {
       ["close", "r4"],
       ["close", "r5"],
     ]);
-    for (const id of ["r1", "r2", "r3", "r4", "r5", "r6"]) expect(await stores.requests.jobOutcome(id)).toBeDefined();
+    for (const id of ["r1", "r2", "r3", "r4", "r5", "r6"])
+      expect((await stores.requests.jobOutcomes([id])).get(id)).toBeDefined();
   });
 
   it("schedules auto-resolve after a new alert and each event, delayed by the integration's minutes", async () => {
@@ -109,8 +110,8 @@ describe("processAlertJobs", () => {
     const first = await processAlertJobs(deps, jobs);
     expect(first).toMatchObject({ outcomes: [], error: expect.any(Error) });
     // The job that asked for nothing committed its outcome with its change; the other did not.
-    expect(await stores.requests.jobOutcome("r1")).toMatchObject({ action: "created" });
-    expect(await stores.requests.jobOutcome("r2")).toBeUndefined();
+    expect((await stores.requests.jobOutcomes(["r1"])).get("r1")).toMatchObject({ action: "created" });
+    expect((await stores.requests.jobOutcomes(["r2"])).get("r2")).toBeUndefined();
     failEnqueue = false;
     const again = await processAlertJobs(deps, jobs);
     expect(again.outcomes.map((o) => [o.action, o.events])).toEqual([
@@ -134,7 +135,7 @@ describe("processAlertJobs", () => {
     ]);
     expect(outcomes.map((o) => o.iid)).toEqual([1]);
     expect(error).toMatchObject({ message: "disk I/O error" });
-    expect(await stores.requests.jobOutcome("r3")).toBeUndefined();
+    expect((await stores.requests.jobOutcomes(["r3"])).get("r3")).toBeUndefined();
     expect(await stores.alerts.findOpen(QUIET, "c")).toBeUndefined();
   });
 

@@ -320,10 +320,23 @@ export function describeAlertsStoresContract(
       const outcome = { iid: 1, title: "t", status: "triggered" as const, events: 1, action: "created" as const };
       await s.requests.recordJob(id, outcome, at);
       await s.requests.recordJob(id, { ...outcome, events: 5 }, at);
-      expect(await s.requests.jobOutcome(id)).toEqual(outcome);
+      expect((await s.requests.jobOutcomes([id])).get(id)).toEqual(outcome);
       await s.requests.purge(at, new Date(at.getTime() + 1));
-      expect(await s.requests.jobOutcome(id)).toBeUndefined();
+      expect((await s.requests.jobOutcomes([id])).get(id)).toBeUndefined();
       await s.ping();
+    });
+
+    it("reads the outcomes of several jobs at once, only of those that finished", async () => {
+      const [done1, done2, started, unknown] = [`job-${op()}`, `job-${op()}`, `job-${op()}`, `job-${op()}`];
+      const outcome = { iid: 1, title: "t", status: "triggered" as const, events: 1, action: "created" as const };
+      await s.requests.recordJob(done1, outcome, at);
+      await s.requests.recordJob(done2, { ...outcome, iid: 2, action: "incremented" as const }, at);
+      await s.requests.startJob(started, at);
+      const read = await s.requests.jobOutcomes([done2, started, unknown, done1]);
+      expect([...read.keys()].sort()).toEqual([done1, done2].sort());
+      expect(read.get(done1)).toEqual(outcome);
+      expect(read.get(done2)).toMatchObject({ iid: 2, action: "incremented" });
+      expect((await s.requests.jobOutcomes([])).size).toBe(0);
     });
   });
 }

@@ -235,11 +235,12 @@ export class MongoRequestLog implements RequestLog {
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
     }
-    return { outcome: await this.jobOutcome(jobId), firstRun: false };
+    return { outcome: (await this.jobs.findOne({ _id: jobId }))?.outcome, firstRun: false };
   }
 
-  async jobOutcome(jobId: string) {
-    return (await this.jobs.findOne({ _id: jobId }))?.outcome;
+  async jobOutcomes(jobIds: readonly string[]) {
+    const docs = await this.jobs.find({ _id: { $in: [...jobIds] } }).toArray();
+    return new Map(docs.map((d) => [d._id, d.outcome]));
   }
 
   async purge(now: Date, before: Date) {

@@ -181,11 +181,12 @@ export class SqliteRequestLog implements RequestLog {
     };
   }
 
-  async jobOutcome(jobId: string) {
-    const r = prepared(this.db, "SELECT outcome FROM alert_ops WHERE op = ?").get(jobId) as
-      | { outcome: string | null }
-      | undefined;
-    return r?.outcome == null ? undefined : (JSON.parse(r.outcome) as AlertOutcome);
+  async jobOutcomes(jobIds: readonly string[]) {
+    const rows = prepared(
+      this.db,
+      "SELECT op, outcome FROM alert_ops WHERE op IN (SELECT value FROM json_each(?)) AND outcome IS NOT NULL",
+    ).all(JSON.stringify(jobIds)) as { op: string; outcome: string }[];
+    return new Map(rows.map((r) => [r.op, JSON.parse(r.outcome) as AlertOutcome]));
   }
 
   /** In chunks (`deleteInChunks`): after a storm these tables hold millions of rows. */

@@ -212,7 +212,7 @@ describe("alert tables on SQLite: an existing database is migrated in place", ()
     createSqliteAlertsStores(db);
     expect(db.pragma("user_version", { simple: true })).toBe(6);
     await requests.purge(new Date(t0 + 10), new Date(t0 + 10));
-    expect(await requests.jobOutcome("op-1")).toBeUndefined();
+    expect((await requests.jobOutcomes(["op-1"])).get("op-1")).toBeUndefined();
     expect(await alerts.findByOp(1, "op-4")).toMatchObject({ created: true });
     db.close();
   });
