@@ -19,13 +19,23 @@ import type { BatchWorker } from "./queue.js";
  *   end are put back (`release`; the failed one counts an attempt): no retry waits here.
  */
 
-/** KEYS[1] wait list; ARGV[1] the jobs' key prefix, ARGV[2] how many. The oldest first: id, name, data. */
+/**
+ * KEYS[1] wait list; ARGV[1] the jobs' key prefix, ARGV[2] room: how many jobs (units) at most.
+ * The oldest carriers first, whole ones only: a carrier's size is read from its id (a pack's
+ * names it, bullmq-packs.ts; a job alone is 1), and the first that would not fit ends the peek.
+ * A carrier run in part would stay waiting, to be read, parsed and looked up again as the next
+ * head. Answers id, name, data per carrier.
+ */
 const PEEK = `
-local ids = redis.call("LRANGE", KEYS[1], -tonumber(ARGV[2]), -1)
+local room = tonumber(ARGV[2])
+local ids = redis.call("LRANGE", KEYS[1], -room, -1)
 local out = {}
 for i = #ids, 1, -1 do
+  local size = tonumber(string.match(ids[i], "^tocsin%-pack%-(%d+)%-")) or 1
+  if size > room then break end
   local h = redis.call("HMGET", ARGV[1] .. ids[i], "name", "data")
   if h[1] then
+    room = room - size
     out[#out + 1] = ids[i]
     out[#out + 1] = h[1]
     out[#out + 1] = h[2] or "null"
@@ -106,10 +116,10 @@ export function laneBatches(connection: Redis, lockMs: number) {
     return out;
   };
   return {
-    /** Up to `count` jobs waiting behind an ordered lane's head, oldest first, left waiting. */
-    async peek(queue: Queue, count: number): Promise<WaitingJob[]> {
-      if (count <= 0) return [];
-      return jobs(await scripts.tocsinPeek(key(queue, "wait"), queue.toKey(""), count), 3);
+    /** The carriers waiting behind an ordered lane's head, oldest first, whole, up to `room` jobs in all; left waiting. */
+    async peek(queue: Queue, room: number): Promise<WaitingJob[]> {
+      if (room <= 0) return [];
+      return jobs(await scripts.tocsinPeek(key(queue, "wait"), queue.toKey(""), room), 3);
     },
     /** Up to `count` waiting jobs of an unordered queue, taken (active, locked with `token`). */
     async take(queue: Queue, count: number, token: string): Promise<WaitingJob[]> {

@@ -9,8 +9,6 @@ export interface OrderedLane {
   batches: LaneBatches;
   packs: LanePacks;
   retry: RetryPolicy;
-  /** Per lane: the jobs a peeked carrier held on average last time (a pack holds many), to peek enough. */
-  unitsPerCarrier: Map<string, number>;
   /**
    * Sends, in one round trip not awaited, the jobs' ends and the ends of the carriers behind the
    * head whose jobs all ended (`packed`: the ids that came in packs).
@@ -31,7 +29,7 @@ export interface OrderedLane {
  * the records sent before it on the same connection.
  */
 export async function runOrderedHead(lane: OrderedLane, job: Job, worker: BatchWorker, queue: Queue): Promise<unknown> {
-  const { batches, packs, retry, unitsPerCarrier } = lane;
+  const { batches, packs, retry } = lane;
   const head = { id: job.id ?? "", name: job.name, data: job.data, attempt: job.attemptsMade + 1 };
   const headUnits = unitsOf(head);
   const attempts = new Map<string, number>();
@@ -43,10 +41,9 @@ export async function runOrderedHead(lane: OrderedLane, job: Job, worker: BatchW
   for (;;) {
     const headLeft = headUnits.filter((u) => !ended.has(u.id));
     const room = worker.maxJobs - headLeft.length;
-    const perCarrier = unitsPerCarrier.get(queue.name) ?? 1;
-    const behind = room > 0 ? await batches.peek(queue, Math.ceil(room / perCarrier)) : [];
+    // Whole carriers only: one run in part would be read and parsed again as the next head.
+    const behind = await batches.peek(queue, room);
     const carriers = behind.map((c) => ({ id: c.id, packed: c.name === PACK_NAME, units: unitsOf(c) }));
-    if (carriers.length) unitsPerCarrier.set(queue.name, carriers.reduce((n, c) => n + c.units.length, 0) / carriers.length);
     // Packed jobs may have ended before (a re-added id, a pack run again after a crash); a job
     // alone is BullMQ's own (its id is its job's, added once).
     const packed = [...(head.name === PACK_NAME ? headLeft : []), ...carriers.filter((c) => c.packed).flatMap((c) => c.units)];

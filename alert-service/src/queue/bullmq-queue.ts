@@ -231,7 +231,6 @@ export class BullmqJobQueue implements JobQueue {
         batches: this.batches,
         packs: this.packs,
         retry: this.retry,
-        unitsPerCarrier: new Map(),
         record: (queue, units, carriers, packed) => this.record(queue, units, carriers, packed),
         pause: async (ms) => {
           await this.wait(ms);

@@ -306,6 +306,33 @@ describe.skipIf(!redisUrl)("bullmq", () => {
     });
   });
 
+  it("adds to a batch only the packs behind the head that fit whole, so that no pack is read again as a head run in part", async () => {
+    await onOwnPrefix(async ({ prefix, q, redis }) => {
+      // Three packs of 10, then three jobs alone; batches of at most 16.
+      const packs = [0, 1, 2].map((p) =>
+        Array.from({ length: 10 }, (_, n) => ({ id: `w:${p * 10 + n}`, name: "n", lane: 2, data: { n: p * 10 + n } })),
+      );
+      const alone = [30, 31, 32].map((n) => ({ id: `w:${n}`, name: "n", lane: 2, data: { n } }));
+      for (const pack of packs) await q.addBulk(pack);
+      for (const job of alone) await q.add(job);
+      const batches: number[][] = [];
+      await q.start({
+        maxJobs: 16,
+        batch: async (run) => {
+          batches.push(run.map((job) => (job.data as { n: number }).n));
+          return run.map(() => ({ ok: true, result: null }));
+        },
+      });
+      for (const job of [...packs.flat(), ...alone]) expect((await q.waitFor(job.id, 2, 10_000))?.state).toBe("completed");
+      expect(batches.flat()).toEqual(Array.from({ length: 33 }, (_, n) => n));
+      // A pack of 10 behind a head of 10 would not fit in 16: each pack is a batch of its own;
+      // the jobs alone fit behind the last pack.
+      expect(batches.map((b) => b.length)).toEqual([10, 10, 13]);
+      await until(async () => (await q.counts()).pending === 0);
+      await until(async () => (await redis.keys(`${prefix}:alerts-lane-2:tocsin-pack-*`)).length === 0);
+    });
+  });
+
   it("wakes a waiter on its id announced, in this version's form or an older one's, and answers with the end stored in Redis", async () => {
     await onOwnPrefix(async ({ prefix, q, redis }) => {
       const channel = `${prefix}:alert-jobs:done`;
