@@ -33,8 +33,14 @@ const JOB_BATCH = 64;
  */
 export const THREAD_JOB_BATCH = 256;
 
-/** The processing thread's batches on BullMQ's lanes: 256 measured no faster there than 128 (6,226–6,355 against 6,702–6,989 alerts/s). */
-export const THREAD_BULLMQ_BATCH = 128;
+/**
+ * The processing thread's batches on BullMQ's lanes. 256 measured no faster than 128 while a
+ * batch took part of a pack (6,226–6,355 against 6,702–6,989 alerts/s); since batches take whole
+ * carriers (bullmq-ordered-lane.ts), 128 fits one of a storm's packs of ≈ 100 jobs and 256 two:
+ * 10,695–12,848 against 9,722–10,294 processed alerts/s, alert-service 0.10–0.12 against 0.12–0.13 ms
+ * of CPU per alert, Redis 0.015–0.017 against 0.021–0.022 (bench/notes/2026-12-02-whole-carriers.md).
+ */
+export const THREAD_BULLMQ_BATCH = 256;
 
 /** Lane batches in flight at once with BullMQ and the SQLite stores (see createJobWorker's turns). */
 export const BULLMQ_TURNS = 4;
