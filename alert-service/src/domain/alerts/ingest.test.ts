@@ -6,7 +6,7 @@ import { createAlertJobs } from "../../queue/alert-jobs.js";
 import type { JobQueue } from "../../queue/queue.js";
 import { SqliteJobQueue } from "../../queue/sqlite/sqlite-job-queue.js";
 import { createSqliteAlertsStores } from "../../store/alerts/sqlite-stores.js";
-import { ingest } from "./ingest.js";
+import { ingest, waitAll } from "./ingest.js";
 
 /**
  * Issue 27: an attempt that failed after the queue may have stored its jobs (Redis killed after
@@ -112,5 +112,39 @@ describe("ingest", () => {
     expect(projectLookups).toEqual([7]);
     await ingest(deps, { ...plain, tier: "ultimate" }, { ...ctx("as-user"), principal: { userId: 5 } });
     expect(projectLookups).toEqual([7, 7]);
+  });
+
+  it("waits for a post's jobs at once, and answers as soon as one of them did not finish", async () => {
+    const { deps } = setup();
+    const jobs = ["a", "b", "c"].map((id) => ({ jobId: id }) as Parameters<typeof deps.jobs.waitFor>[0]);
+    const waiting = new Map<string, (ok: boolean) => void>();
+    const waits = {
+      ...deps,
+      jobs: {
+        ...deps.jobs,
+        waitFor: (job: { jobId: string }) => new Promise<boolean>((resolve) => waiting.set(job.jobId, resolve)),
+      },
+      stores: {
+        ...deps.stores,
+        requests: {
+          ...deps.stores.requests,
+          jobOutcomes: async (ids: string[]) =>
+            new Map(
+              ids.map((id) => [id, { iid: 1, title: id, status: "triggered" as const, events: 1, action: "created" as const }]),
+            ),
+        },
+      },
+    };
+    const all = waitAll(waits, jobs, 5000);
+    // Every wait started before any ended (not one after another).
+    expect([...waiting.keys()]).toEqual(["a", "b", "c"]);
+    for (const id of ["c", "a", "b"]) waiting.get(id)?.(true);
+    expect((await all)?.map((o) => o.title)).toEqual(["a", "b", "c"]);
+    waiting.clear();
+    const one = waitAll(waits, jobs, 5000);
+    waiting.get("b")?.(false);
+    // "a" and "c" still wait: the answer does not.
+    expect(await one).toBeUndefined();
+    expect(await waitAll(waits, [], 5000)).toEqual([]);
   });
 });

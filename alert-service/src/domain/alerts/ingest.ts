@@ -116,14 +116,23 @@ export async function enqueueAll(
 }
 
 /**
- * Waits for every job until one shared deadline, then reads their outcomes from the request log
- * in one read (processing records each with its change); undefined if any did not finish.
+ * Waits for every job at once, until one deadline, then reads their outcomes from the request
+ * log in one read (processing records each with its change); undefined as soon as one did not
+ * finish (failed, or not done by the deadline). At once: one after another, each wait's first
+ * look (a Redis read with BullMQ) waited for the jobs before it.
  */
 export async function waitAll(deps: IngestDeps, jobs: ProcessAlertJob[], waitMs: number): Promise<AlertOutcome[] | undefined> {
-  const deadline = Date.now() + Math.min(waitMs, MAX_WAIT_MS);
-  for (const job of jobs) {
-    if (!(await deps.jobs.waitFor(job, Math.max(0, deadline - Date.now())))) return undefined;
-  }
+  const timeoutMs = Math.min(waitMs, MAX_WAIT_MS);
+  const finished = await new Promise<boolean>((resolve, reject) => {
+    let left = jobs.length;
+    if (left === 0) resolve(true);
+    for (const job of jobs)
+      deps.jobs.waitFor(job, timeoutMs).then((ok) => {
+        if (!ok) resolve(false);
+        else if (--left === 0) resolve(true);
+      }, reject);
+  });
+  if (!finished) return undefined;
   const recorded = await deps.stores.requests.jobOutcomes(jobs.map((job) => job.jobId));
   const outcomes = jobs.map((job) => recorded.get(job.jobId));
   return outcomes.every((outcome) => outcome !== undefined) ? outcomes : undefined;
