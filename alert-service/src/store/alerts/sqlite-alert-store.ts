@@ -74,12 +74,17 @@ const RECORD_OP = `INSERT INTO alert_ops (op, alert_id, created, at) VALUES (?, 
 
 /**
  * The new alert's row, with the notes written with it (`notes`, schema version 5); its iid is the
- * project's next (alerts are never deleted: no counter needed).
+ * project's next (`NEXT_IID`, read in the same write transaction; alerts are never deleted: no
+ * counter needed). VALUES, not a SELECT from `alerts` with RETURNING: an insert that reads its own
+ * table and one that returns rows each go through a temporary table of SQLite's (2 µs of the
+ * ≈ 22 per new alert, bench/notes/2026-12-02-insert-values.md); the id is the insert's rowid.
  */
 const INSERT_ALERT = `INSERT INTO alerts (project_id, iid, integration_id, title, description, severity, status, service,
     monitoring_tool, hosts, events, fingerprint, started_at, ended_at, environment_name, payload, created_at, updated_at, notes)
-  SELECT ?, COALESCE(MAX(iid), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?
-  FROM alerts WHERE project_id = ? RETURNING id, iid`;
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/** A project's next iid (`alerts (project_id, iid)` is unique: its index's last entry). */
+const NEXT_IID = "SELECT COALESCE(MAX(iid), 0) + 1 AS iid FROM alerts WHERE project_id = ?";
 
 /** Rolls back the transaction a write without a savepoint joined, which then fails whole (see `inOneTransaction`). */
 function rollBackEnclosing(db: Database): void {
@@ -118,11 +123,12 @@ export class SqliteAlertStore implements AlertStore {
     this.applyOpTx = db.transaction((alertId: number, opKey: string, at: number, update: Statement, args: unknown[]) =>
       this.applyOpNow(alertId, opKey, at, update, args),
     );
+    // No RETURNING: the row is read after a change (RETURNING goes through a temporary table).
     this.eventSql = db.prepare(
-      `UPDATE alerts SET events = events + 1, updated_at = ? WHERE id = ? AND status <> ${RESOLVED} RETURNING *`,
+      `UPDATE alerts SET events = events + 1, updated_at = ? WHERE id = ? AND status <> ${RESOLVED}`,
     );
     this.resolveSql = db.prepare(
-      `UPDATE alerts SET status = ${RESOLVED}, ended_at = ?, updated_at = ? WHERE id = ? AND status <> ${RESOLVED} RETURNING *`,
+      `UPDATE alerts SET status = ${RESOLVED}, ended_at = ?, updated_at = ? WHERE id = ? AND status <> ${RESOLVED}`,
     );
   }
 
@@ -139,8 +145,8 @@ export class SqliteAlertStore implements AlertStore {
    */
   private applyOpNow(alertId: number, opKey: string, at: number, update: Statement, args: unknown[]) {
     if (prepared(this.db, "SELECT 1 FROM alert_ops WHERE op = ? AND alert_id IS NOT NULL").get(opKey)) return undefined;
-    const row = update.get(...args) as AlertRow | undefined;
-    if (!row) return undefined;
+    if (update.run(...args).changes === 0) return undefined;
+    const row = prepared(this.db, "SELECT * FROM alerts WHERE id = ?").get(alertId) as AlertRow;
     try {
       prepared(this.db, RECORD_OP).run(opKey, alertId, 0, at);
     } catch (err) {
@@ -168,26 +174,29 @@ export class SqliteAlertStore implements AlertStore {
     // The one-open-alert rule, checked before anything is written (a refusal leaves nothing).
     const open = input.status !== "resolved" && a.fingerprint !== undefined;
     if (open && this.fingerprints.isOpen(input.projectId, a.fingerprint as string)) throw openAlertExists();
-    const { id, iid } = prepared(this.db, INSERT_ALERT).get(
-      input.projectId,
-      input.integrationId,
-      a.title,
-      a.description ?? "",
-      severityCode(a.severity),
-      statusCode(input.status),
-      a.service ?? "",
-      a.monitoringTool ?? "",
-      JSON.stringify(a.hosts),
-      a.fingerprint ?? null,
-      startedAt,
-      endedAt,
-      a.environmentName ?? "",
-      JSON.stringify(a.payload),
-      at,
-      at,
-      input.notes?.length ? JSON.stringify(input.notes.map(({ key, note }) => ({ key, note }))) : null,
-      input.projectId,
-    ) as { id: number; iid: number };
+    const { iid } = prepared(this.db, NEXT_IID).get(input.projectId) as { iid: number };
+    const id = Number(
+      prepared(this.db, INSERT_ALERT).run(
+        input.projectId,
+        iid,
+        input.integrationId,
+        a.title,
+        a.description ?? "",
+        severityCode(a.severity),
+        statusCode(input.status),
+        a.service ?? "",
+        a.monitoringTool ?? "",
+        JSON.stringify(a.hosts),
+        a.fingerprint ?? null,
+        startedAt,
+        endedAt,
+        a.environmentName ?? "",
+        JSON.stringify(a.payload),
+        at,
+        at,
+        input.notes?.length ? JSON.stringify(input.notes.map(({ key, note }) => ({ key, note }))) : null,
+      ).lastInsertRowid,
+    );
     let recorded: boolean;
     try {
       recorded = prepared(this.db, RECORD_OP).run(input.opKey, id, 1, at).changes > 0;
@@ -249,7 +258,7 @@ export class SqliteAlertStore implements AlertStore {
     return r ? { alert: toAlert(r), created: r.op_created === 1 } : undefined;
   }
 
-  /** Runs `update` (… RETURNING *) with the op recorded in the same transaction; undefined if nothing changed. */
+  /** Runs `update` (of the alert `alertId`) with the op recorded in the same transaction; undefined if nothing changed. */
   private applyOp(alertId: number, opKey: string, at: Date, update: Statement, args: unknown[]): Alert | undefined {
     const row = this.db.inTransaction
       ? this.applyOpNow(alertId, opKey, at.getTime(), update, args)
