@@ -1,5 +1,4 @@
-import { createHash } from "node:crypto";
-import type { Logger } from "@tocsin/core";
+import { type Logger, sha1Hex } from "@tocsin/core";
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Ending } from "./bullmq-lane-batch.js";
@@ -37,8 +36,7 @@ export const bullId = (id: string) => id.replaceAll(":", "_");
 
 export const PACK_ID_PREFIX = "tocsin-pack-";
 /** A pack's id names its size (read by `pending`) and is the same for the same jobs (an identical re-add is one job). */
-const packId = (ids: string[]) =>
-  `${PACK_ID_PREFIX}${ids.length}-${createHash("sha1").update(ids.join("\n")).digest("hex").slice(0, 24)}`;
+const packId = (ids: string[]) => `${PACK_ID_PREFIX}${ids.length}-${sha1Hex(ids.join("\n")).slice(0, 24)}`;
 
 interface PackedJob {
   id: string;
