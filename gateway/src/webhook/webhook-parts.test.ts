@@ -80,6 +80,18 @@ describe("webhook body checks", () => {
     expect(jsonDepth("[".repeat(1_000_000), MAX_DEPTH) > MAX_DEPTH).toBe(true);
   });
 
+  it("ends a string at the first quote not escaped, however many backslashes come before it", () => {
+    // An even run of backslashes escapes itself, so the quote after it ends the string; an odd run escapes the quote.
+    expect(jsonDepth(String.raw`{"a\\":[[1]]}`)).toBe(3);
+    expect(jsonDepth(String.raw`{"a\"[[[":1}`)).toBe(1);
+    expect(jsonDepth(String.raw`["\\\\\\",[["x"]]]`)).toBe(3);
+    expect(jsonDepth(String.raw`["\\\",[["x"]]]`)).toBe(1);
+    expect(jsonDepth('[[["unterminated')).toBe(3);
+    expect(jsonDepth("")).toBe(0);
+    const sample = { a: ['q"[', { b: "\\", c: [{ d: 'x\\"y]]' }] }] };
+    expect(jsonDepth(JSON.stringify(sample))).toBe(5);
+  });
+
   it("says what is wrong with a body", () => {
     const msg = (s: string | Buffer) => {
       const r = parseJsonObject(Buffer.isBuffer(s) ? s : Buffer.from(s));
