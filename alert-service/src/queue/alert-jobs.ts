@@ -101,10 +101,10 @@ export function createAlertJobs(queue: JobQueue, timers: JobQueue, lanes = DEFAU
       if (result?.state === "failed") throw new AppError("INTERNAL", "STATUS_CHANGE_FAILED", result.error);
       return result?.state === "completed" ? (result.result as StatusChangeResult) : undefined;
     },
-    async waitFor(job: ProcessAlertJob, timeoutMs: number) {
+    async waitFor(job: ProcessAlertJob, timeoutMs: number, signal?: AbortSignal) {
       // The lane is derived from the job (never remembered per accepted job: that map grew by one
       // entry per 202 until a waiter asked, which almost none do; issue 27's soak found it).
-      return (await queue.waitFor(job.jobId, laneOfAlert(job), timeoutMs))?.state === "completed";
+      return (await queue.waitFor(job.jobId, laneOfAlert(job), timeoutMs, signal))?.state === "completed";
     },
     async stats() {
       return queue.counts();

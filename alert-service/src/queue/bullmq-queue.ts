@@ -440,9 +440,9 @@ export class BullmqJobQueue implements JobQueue {
     return undefined;
   }
 
-  async waitFor(id: string, lane: number, timeoutMs: number): Promise<JobResult | undefined> {
+  async waitFor(id: string, lane: number, timeoutMs: number, signal?: AbortSignal): Promise<JobResult | undefined> {
     const key = bullId(id);
-    return this.waiters.waitFor(key, timeoutMs, () => this.stored(key, lane));
+    return this.waiters.waitFor(key, timeoutMs, () => this.stored(key, lane), signal);
   }
 
   /** `pending` counts jobs, a pack as its size. */

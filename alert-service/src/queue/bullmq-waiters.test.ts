@@ -63,6 +63,29 @@ describe("EndWaiters", () => {
     expect(s.counter.reads).toBe(1);
   });
 
+  it("answers undefined as soon as its signal aborts, and hears its id no more", async () => {
+    const s = fakeStore();
+    const waiters = new EndWaiters(async () => undefined);
+    const drop = new AbortController();
+    const answer = waiters.waitFor("a", 60_000, s.read, drop.signal);
+    await until(() => s.counter.reads === 1);
+    drop.abort();
+    await expect(answer).resolves.toBeUndefined();
+    waiters.hear(JSON.stringify(["a"]));
+    await new Promise((r) => setImmediate(r));
+    expect(s.counter.reads).toBe(1);
+    // Aborted before it began: one read, no wait.
+    await expect(waiters.waitFor("a", 60_000, s.read, drop.signal)).resolves.toBeUndefined();
+    expect(s.counter.reads).toBe(2);
+  });
+
+  it("answers at its timeout when subscribing takes longer than the timeout", async () => {
+    const s = fakeStore();
+    const waiters = new EndWaiters(() => new Promise((r) => setTimeout(r, 200)));
+    await expect(waiters.waitFor("a", 20, s.read)).resolves.toBeUndefined();
+    expect(s.counter.reads).toBe(1);
+  });
+
   it("reads only after listening, and a timeout of 0 reads once", async () => {
     const s = fakeStore();
     let subscribed = false;

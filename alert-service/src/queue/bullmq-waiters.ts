@@ -27,9 +27,17 @@ export class EndWaiters {
     }
   }
 
-  /** The end of job `id` as `read` finds it, read again each time its id is announced, until `timeoutMs` (then undefined). */
-  async waitFor(id: string, timeoutMs: number, read: () => Promise<JobResult | undefined>): Promise<JobResult | undefined> {
-    if (timeoutMs <= 0) return read();
+  /**
+   * The end of job `id` as `read` finds it, read again each time its id is announced, until
+   * `timeoutMs` or until `signal` aborts (then undefined).
+   */
+  async waitFor(
+    id: string,
+    timeoutMs: number,
+    read: () => Promise<JobResult | undefined>,
+    signal?: AbortSignal,
+  ): Promise<JobResult | undefined> {
+    if (timeoutMs <= 0 || signal?.aborted) return read();
     let timedOut = false;
     let wake: () => void = () => {};
     let woken = new Promise<void>((r) => {
@@ -39,10 +47,12 @@ export class EndWaiters {
     const set = this.waiters.get(id) ?? new Set();
     set.add(waker);
     this.waiters.set(id, set);
-    const timer = setTimeout(() => {
+    const stop = () => {
       timedOut = true;
       wake();
-    }, timeoutMs);
+    };
+    const timer = setTimeout(stop, timeoutMs);
+    signal?.addEventListener("abort", stop, { once: true });
     try {
       // Registered and subscribed first, then read: an end announced between the two wakes the
       // wait below, which reads again.
@@ -53,11 +63,13 @@ export class EndWaiters {
         });
         const done = await read();
         if (done) return done;
+        if (timedOut) return undefined;
         await woken;
         if (timedOut) return undefined;
       }
     } finally {
       clearTimeout(timer);
+      signal?.removeEventListener("abort", stop);
       set.delete(waker);
       if (set.size === 0) this.waiters.delete(id);
     }

@@ -44,6 +44,16 @@ export function describeJobQueueContract(name: string, makeFixture: () => Promis
       expect(await q.waitFor(id, 1, 0)).toEqual({ state: "completed", result: { echoed: { x: 1 }, attempt: 1 } });
     });
 
+    it("drops a wait once its signal aborts: undefined at once, long before its timeout", async () => {
+      const q = await setup();
+      await q.start(async () => null);
+      const drop = new AbortController();
+      // Not dropped, it would answer after 60 s, past the test's own timeout.
+      const answer = q.waitFor(uid("never"), 2, 60_000, drop.signal);
+      drop.abort();
+      expect(await answer).toBeUndefined();
+    });
+
     it("does not add a job twice under one id", async () => {
       const q = await setup();
       let runs = 0;

@@ -58,8 +58,8 @@ export interface JobQueue {
   addBulk(jobs: QueuedJob[]): Promise<void>;
   /** Starts the workers: one job at a time per lane, or batches of a lane's due jobs. */
   start(run: JobRunner | BatchWorker): Promise<void>;
-  /** The job's end, or undefined when it has not ended within `timeoutMs`. */
-  waitFor(id: string, lane: number, timeoutMs: number): Promise<JobResult | undefined>;
+  /** The job's end, or undefined when it has not ended within `timeoutMs` (or once `signal` aborts: the wait is dropped at once). */
+  waitFor(id: string, lane: number, timeoutMs: number, signal?: AbortSignal): Promise<JobResult | undefined>;
   counts(): Promise<QueueCounts>;
   healthy(): Promise<boolean>;
   /** Stops taking jobs, lets running ones finish, closes connections. */

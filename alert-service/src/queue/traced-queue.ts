@@ -108,7 +108,7 @@ export function tracedQueue(queue: JobQueue, tracing: Tracing | undefined, names
       );
     },
     start: (run) => queue.start(consume(run)),
-    waitFor: (id, lane, timeoutMs) => queue.waitFor(id, lane, timeoutMs),
+    waitFor: (id, lane, timeoutMs, signal) => queue.waitFor(id, lane, timeoutMs, signal),
     counts: () => queue.counts(),
     healthy: () => queue.healthy(),
     close: () => queue.close(),

@@ -118,11 +118,15 @@ describe("ingest", () => {
     const { deps } = setup();
     const jobs = ["a", "b", "c"].map((id) => ({ jobId: id }) as Parameters<typeof deps.jobs.waitFor>[0]);
     const waiting = new Map<string, (ok: boolean) => void>();
+    const signals = new Map<string, AbortSignal | undefined>();
     const waits = {
       ...deps,
       jobs: {
         ...deps.jobs,
-        waitFor: (job: { jobId: string }) => new Promise<boolean>((resolve) => waiting.set(job.jobId, resolve)),
+        waitFor: (job: { jobId: string }, _timeoutMs: number, signal?: AbortSignal) => {
+          signals.set(job.jobId, signal);
+          return new Promise<boolean>((resolve) => waiting.set(job.jobId, resolve));
+        },
       },
       stores: {
         ...deps.stores,
@@ -142,9 +146,11 @@ describe("ingest", () => {
     expect((await all)?.map((o) => o.title)).toEqual(["a", "b", "c"]);
     waiting.clear();
     const one = waitAll(waits, jobs, 5000);
+    expect(signals.get("a")?.aborted).toBe(false);
     waiting.get("b")?.(false);
-    // "a" and "c" still wait: the answer does not.
+    // "a" and "c" still wait: the answer does not, and their waits are dropped.
     expect(await one).toBeUndefined();
+    expect(["a", "c"].map((id) => signals.get(id)?.aborted)).toEqual([true, true]);
     expect(await waitAll(waits, [], 5000)).toEqual([]);
   });
 });

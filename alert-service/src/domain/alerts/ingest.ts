@@ -118,20 +118,22 @@ export async function enqueueAll(
 /**
  * Waits for every job at once, until one deadline, then reads their outcomes from the request
  * log in one read (processing records each with its change); undefined as soon as one did not
- * finish (failed, or not done by the deadline). At once: one after another, each wait's first
- * look (a Redis read with BullMQ) waited for the jobs before it.
+ * finish (failed, or not done by the deadline), the other waits then dropped (not left to their
+ * deadline). At once: one after another, each wait's first look (a Redis read with BullMQ)
+ * waited for the jobs before it.
  */
 export async function waitAll(deps: IngestDeps, jobs: ProcessAlertJob[], waitMs: number): Promise<AlertOutcome[] | undefined> {
   const timeoutMs = Math.min(waitMs, MAX_WAIT_MS);
+  const others = new AbortController();
   const finished = await new Promise<boolean>((resolve, reject) => {
     let left = jobs.length;
     if (left === 0) resolve(true);
     for (const job of jobs)
-      deps.jobs.waitFor(job, timeoutMs).then((ok) => {
+      deps.jobs.waitFor(job, timeoutMs, others.signal).then((ok) => {
         if (!ok) resolve(false);
         else if (--left === 0) resolve(true);
       }, reject);
-  });
+  }).finally(() => others.abort());
   if (!finished) return undefined;
   const recorded = await deps.stores.requests.jobOutcomes(jobs.map((job) => job.jobId));
   const outcomes = jobs.map((job) => recorded.get(job.jobId));

@@ -264,7 +264,8 @@ export interface AlertJobs {
    * Whether a process-alert job completed within `timeoutMs`. Its outcome is read from the
    * request log (`RequestLog.jobOutcomes`), the one place it is kept: the queue's ends carry none.
    */
-  waitFor(job: ProcessAlertJob, timeoutMs: number): Promise<boolean>;
+  /** Whether the job completed within `timeoutMs`; false at once when `signal` aborts (the wait is dropped). */
+  waitFor(job: ProcessAlertJob, timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
   stats(): Promise<QueueStats>;
 }
 

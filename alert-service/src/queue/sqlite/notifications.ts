@@ -24,21 +24,22 @@ export class JobEnds {
     }
   }
 
-  /** The job's end: as stored, or as soon as it is told, or undefined after `timeoutMs`. */
-  async waitFor(id: string, timeoutMs: number): Promise<JobResult | undefined> {
+  /** The job's end: as stored, or as soon as it is told, or undefined after `timeoutMs` or once `signal` aborts. */
+  async waitFor(id: string, timeoutMs: number, signal?: AbortSignal): Promise<JobResult | undefined> {
     // Synchronous read and listener registration in one tick: no completion can slip between.
     const done = this.stored(id);
-    if (done || timeoutMs <= 0) return done;
+    if (done || timeoutMs <= 0 || signal?.aborted) return done;
     return new Promise((resolve) => {
-      const onDone = (result: JobResult) => {
+      const settle = (result: JobResult | undefined) => {
         clearTimeout(timer);
+        this.events.off(id, settle);
+        signal?.removeEventListener("abort", dropped);
         resolve(result);
       };
-      const timer = setTimeout(() => {
-        this.events.off(id, onDone);
-        resolve(undefined);
-      }, timeoutMs);
-      this.events.once(id, onDone);
+      const dropped = () => settle(undefined);
+      const timer = setTimeout(dropped, timeoutMs);
+      this.events.once(id, settle);
+      signal?.addEventListener("abort", dropped, { once: true });
     });
   }
 

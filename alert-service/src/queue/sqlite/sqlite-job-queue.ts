@@ -135,8 +135,8 @@ export class SqliteJobQueue implements JobQueue {
     if (told.length) this.opts.onEnded?.(told);
   }
 
-  async waitFor(id: string, _lane: number, timeoutMs: number): Promise<JobResult | undefined> {
-    return this.ends.waitFor(id, timeoutMs);
+  async waitFor(id: string, _lane: number, timeoutMs: number, signal?: AbortSignal): Promise<JobResult | undefined> {
+    return this.ends.waitFor(id, timeoutMs, signal);
   }
 
   async counts() {

@@ -124,9 +124,7 @@ export class SqliteAlertStore implements AlertStore {
       this.applyOpNow(alertId, opKey, at, update, args),
     );
     // No RETURNING: the row is read after a change (RETURNING goes through a temporary table).
-    this.eventSql = db.prepare(
-      `UPDATE alerts SET events = events + 1, updated_at = ? WHERE id = ? AND status <> ${RESOLVED}`,
-    );
+    this.eventSql = db.prepare(`UPDATE alerts SET events = events + 1, updated_at = ? WHERE id = ? AND status <> ${RESOLVED}`);
     this.resolveSql = db.prepare(
       `UPDATE alerts SET status = ${RESOLVED}, ended_at = ?, updated_at = ? WHERE id = ? AND status <> ${RESOLVED}`,
     );
