@@ -15,7 +15,9 @@
 //   --cpu-prof DIR   gateway and alert-service under --cpu-prof (`node bench/alert-profile.mjs DIR/<variant>`)
 //   --json FILE      every figure as JSON (default bench/results/storm-<date>.json)
 // Single posts: wrk, 1 thread, 50 connections, a distinct ~150-byte alert per request. Batches:
-// 100 alerts per post, 10 connections. Loopback only; every wait is bounded.
+// 100 alerts per post, 10 connections. Loopback only; every wait is bounded. Each Tocsin column
+// also gives alert-service's busiest thread's time on a core and time ready but waiting for one
+// (Linux schedstat): a thread that waits much is bound by the cores, not by its own work.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";

@@ -1,20 +1,57 @@
 // bench/storm.mjs helper: CPU accounting from /proc and small statistics.
+import { readdirSync, readFileSync } from "node:fs";
 import { cpuSeconds, machineCpu } from "../alert-system.mjs";
+
+/** Per thread of `pid`: ns on a core and ns ready but waiting for one (Linux `schedstat`); empty when unreadable. */
+function threadSched(pid) {
+  const out = new Map();
+  if (!pid) return out;
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const [run, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ").map(Number);
+      out.set(tid, { run, wait });
+    }
+  } catch {
+    // A process gone, or a kernel without schedstat: no figure.
+  }
+  return out;
+}
+
+/**
+ * alert-service's busiest thread over the window (its processing thread in a batch storm): the
+ * share of the wall time it ran and the share it was ready but waited for a core, in %. A thread
+ * that waits much is bound by the cores the other processes share, not by its own work
+ * (bench/notes/2026-12-02-insert-values.md, section 4); a CPU profile counts that wait as busy.
+ */
+function busiestThread(before, after, wallS) {
+  let best;
+  for (const [tid, a] of after) {
+    const b = before.get(tid);
+    if (!b) continue;
+    const run = a.run - b.run;
+    if (!best || run > best.run) best = { run, wait: a.wait - b.wait };
+  }
+  if (!best) return null;
+  const pct = (ns) => Math.round(ns / 1e7 / wallS);
+  return { runPct: pct(best.run), waitPct: pct(best.wait) };
+}
 
 /**
  * Runs `fn` and measures the CPU seconds each process of `pids` ({name: pid}) used meanwhile, and
- * the machine's busy share. Resolves to `{ result, wallS, cpuS: {name: s}, machinePct }`
- * (machinePct out of 100 × cores).
+ * the machine's busy share. Resolves to `{ result, wallS, cpuS: {name: s}, machinePct, busiest }`
+ * (machinePct out of 100 × cores; busiest: alert-service's busiest thread, see `busiestThread`).
  */
 export async function withCpu(pids, fn) {
   const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
+  const sched0 = threadSched(pids.alert);
   const m0 = machineCpu();
   const t0 = performance.now();
   const result = await fn();
   const wallS = (performance.now() - t0) / 1000;
   const cpuS = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, (cpuSeconds(pid) ?? 0) - (before[k] ?? 0)]));
   const machinePct = Math.round((100 * (machineCpu().busy - m0.busy)) / wallS);
-  return { result, wallS, cpuS, machinePct };
+  const busiest = busiestThread(sched0, threadSched(pids.alert), wallS);
+  return { result, wallS, cpuS, machinePct, busiest };
 }
 
 /**

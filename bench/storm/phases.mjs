@@ -20,7 +20,7 @@ export async function round(target, kind, { connections, seconds, drainLimitMs, 
   const heldBefore = (await target.held?.()) ?? null;
   const logBefore = target.logBytes?.() ?? 0;
   const t0 = performance.now();
-  const { result, cpuS, machinePct } = await withCpu(target.pids, async () => {
+  const { result, cpuS, machinePct, busiest } = await withCpu(target.pids, async () => {
     const w = await wrk({ ...spec, connections, seconds });
     const backlog = target.backlog ? await target.backlog() : null;
     const heldAfter = (await target.held?.()) ?? null;
@@ -38,6 +38,7 @@ export async function round(target, kind, { connections, seconds, drainLimitMs, 
   const out = {
     ...result,
     machinePct,
+    busiest,
     cpuMsPerAlert: perItem(cpuS, result.alerts),
     processedPerSec: result.processedMs ? Math.round((1000 * result.alerts) / result.processedMs) : null,
     // What processing had not caught up with when the load stopped, as a share of what was accepted.

@@ -109,6 +109,17 @@ export function kindTable(title, kind, targets, rounds) {
   rows.push(["non-2xx / socket errors", ...targets.map((t) => failures(r(t)))]);
   rows.push(["CPU ms per alert", ...targets.map((t) => cpuCell(r(t)))]);
   rows.push(["machine busy %", ...targets.map((t) => range(r(t).map((x) => x.machinePct)))]);
+  if (toc.length)
+    rows.push([
+      "alert-service's busiest thread: on a core / waiting for one, % of the time",
+      "",
+      "",
+      ...toc.map((t) => {
+        const on = range(r(t).map((x) => x.busiest?.runPct));
+        const waiting = range(r(t).map((x) => x.busiest?.waitPct));
+        return `${on} / ${waiting}`;
+      }),
+    ]);
   if (toc.length) rows.push(["log bytes per alert", "", "", ...toc.map((t) => range(r(t).map((x) => x.logBytesPerAlert)))]);
   print(rows);
 }
