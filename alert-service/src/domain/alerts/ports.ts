@@ -261,10 +261,10 @@ export interface AlertJobs {
   /** Unsilence timers, each due at its `at` (durably, like auto-resolve; same id → added once); a due one runs at once. */
   scheduleUnsilence(jobs: UnsilenceJob[]): Promise<void>;
   /**
-   * Whether a process-alert job completed within `timeoutMs`. Its outcome is read from the
-   * request log (`RequestLog.jobOutcomes`), the one place it is kept: the queue's ends carry none.
+   * Whether a process-alert job completed within `timeoutMs`; false at once when `signal` aborts
+   * (the wait is dropped). Its outcome is read from the request log (`RequestLog.jobOutcomes`), the
+   * one place it is kept: the queue's ends carry none.
    */
-  /** Whether the job completed within `timeoutMs`; false at once when `signal` aborts (the wait is dropped). */
   waitFor(job: ProcessAlertJob, timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
   stats(): Promise<QueueStats>;
 }
