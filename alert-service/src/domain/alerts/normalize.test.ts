@@ -138,6 +138,19 @@ describe("fingerprint", () => {
     expect(fingerprintOf({ a: 1, b: { c: 2 } })).toBe(fingerprintOf({ b: { c: 2 }, a: 1 }));
     expect(canonicalObject({ b: { c: "x" }, a: 1 })).toBe('[["a", 1], ["b.c", "x"]]');
   });
+  it("labels (every value a string) give the text and hash they always gave", () => {
+    // Computed by the general way before labels had a way of their own (integer-like keys, which
+    // objects list first, and escapes included).
+    const labels = { "9": "nine", "10": "ten", b: "", a: 'ä"\\\n', "a.b": "dot", Z: "upper", é: "\u2028" };
+    expect(canonicalObject(labels)).toBe(
+      '[["10", "ten"], ["9", "nine"], ["Z", "upper"], ["a", "ä\\"\\\\\\n"], ["a.b", "dot"], ["b", ""], ["é", "\u2028"]]',
+    );
+    expect(fingerprintOf(labels)).toBe("116cf07492d03914050d07fb72ae049dacd9b053");
+    const alert = { alertname: "HighCPU", instance: "web-1:9100", severity: "critical" };
+    expect(fingerprintOf(alert)).toBe("89f9012a3c37261d9ec326e8e61d158f9cb7aba6");
+    expect(fingerprintOf({ job: "node", __name__: "up", "😀": "emoji" })).toBe("1b54b029cfc19b93cece6db1e165ab8d9cf01f78");
+    expect(canonicalObject({})).toBe("[]");
+  });
   it("blank fingerprint values give none", () => {
     expect(fingerprintOf("")).toBeUndefined();
     expect(fingerprintOf([])).toBeUndefined();
