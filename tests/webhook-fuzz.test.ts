@@ -1,19 +1,9 @@
+import { prng } from "@tocsin/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api } from "./api.js";
 import { type RunningSystem, startSystem } from "./harness.js";
 import { seedProject, seedUser } from "./seed.js";
 import { rawPost } from "./webhook-client.js";
-
-/** A small deterministic PRNG (mulberry32), so that a failing case can be replayed. */
-function prng(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Case {
   kind: string;

@@ -1,3 +1,4 @@
+import { prng } from "@tocsin/testing";
 import { describe, expect, it } from "vitest";
 import { parseRfc3339, parseTime } from "./times.js";
 
@@ -8,17 +9,6 @@ import { parseRfc3339, parseTime } from "./times.js";
  */
 const general = (text: string) => parseTime(` ${text}`)?.getTime();
 const fast = (text: string) => parseTime(text)?.getTime();
-
-/** A deterministic generator (mulberry32), so a failure names a case that can be run again. */
-function random(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe("parseTime's RFC 3339 way", () => {
   it("answers as the general way on the shapes monitors send", () => {
@@ -63,7 +53,7 @@ describe("parseTime's RFC 3339 way", () => {
   });
 
   it("agrees with the general way on 20,000 generated texts near the shape", () => {
-    const next = random(25);
+    const next = prng(25);
     const pick = <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)] as T;
     const num = (max: number, width: number) => String(Math.floor(next() * (max + 1))).padStart(width, "0");
     const zones = ["Z", "z", "+00:00", "-00:00", "+02:00", "-11:30", "+14:00", "+0200", "+02", " UTC", "", "Zx", "+2:00"];
