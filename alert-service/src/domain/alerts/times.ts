@@ -70,11 +70,12 @@ export function parseRfc3339(text: string): Date | undefined {
     if (at === start) return undefined;
     for (let k = Math.min(at - start, 3); k < 3; k++) ms *= 10;
   }
+  const zone = text[at];
   let offset = 0;
-  if (at === n - 1 && text[at] === "Z") offset = 0;
-  else if (at === n - 6 && (text[at] === "+" || text[at] === "-") && text[at + 3] === ":")
-    offset = (text[at] === "-" ? -1 : 1) * (two(text, at + 1) * 60 + two(text, at + 4));
-  else return undefined;
+  if (zone === "+" || zone === "-") {
+    if (at !== n - 6 || text[at + 3] !== ":") return undefined;
+    offset = (zone === "-" ? -1 : 1) * (two(text, at + 1) * 60 + two(text, at + 4));
+  } else if (zone !== "Z" || at !== n - 1) return undefined;
   // A non-digit anywhere made its field NaN, and so the sum.
   if (Number.isNaN(year + month + day + hour + minute + second + offset)) return undefined;
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 60) return undefined;
