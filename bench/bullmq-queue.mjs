@@ -5,13 +5,15 @@
 // over the 8 ordered lanes in addBulk calls of 100 while no worker runs, then a batch worker
 // (maxJobs --batch, doing nothing) started, until `counts().pending` is 0: jobs run and ended per
 // second, and the mean jobs per batch the worker was handed (1 when the backend hands one job at
-// a time). Rounds alternate between builds with --against.
+// a time). The adds are priced too: their rate and the CPU per job of this process (the producer)
+// and of Redis, as an accepting thread pays them for 100-alert posts one at a time. Rounds
+// alternate between builds with --against.
 //
 // One-command reproduction (build first: the script imports alert-service/dist):
 //   npm run build && node bench/bullmq-queue.mjs [--jobs 4000] [--batch 64] [--rounds 3]
 // Before/after in one run: --against <a checkout whose alert-service/dist is the older build>.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -57,6 +59,11 @@ async function startRedis() {
   probe.disconnect();
   return {
     url: `redis://127.0.0.1:${port}`,
+    /** Redis's CPU so far (user + system), ms. */
+    cpuMs() {
+      const fields = readFileSync(`/proc/${proc.pid}/stat`, "utf8").split(") ")[1].split(" ");
+      return (Number(fields[11]) + Number(fields[12])) * 10;
+    },
     stop() {
       proc.kill();
       rmSync(dir, { recursive: true, force: true });
@@ -64,7 +71,8 @@ async function startRedis() {
   };
 }
 
-async function once(root, redisUrl, round) {
+async function once(root, redis, round) {
+  const redisUrl = redis.url;
   const { BullmqJobQueue } = await import(pathToFileURL(join(root, "alert-service/dist/queue/bullmq-queue.js")).href);
   const prefix = `bench-${round}-${Date.now()}`;
   const queue = new BullmqJobQueue({ redisUrl, logger, prefix });
@@ -74,7 +82,17 @@ async function once(root, redisUrl, round) {
     lane: i % 8,
     data: { i, requestId: "0190f5c2-0000-7000-8000-000000000000", pad: "x".repeat(260) },
   }));
+  const cpu = process.cpuUsage();
+  const redisCpu = redis.cpuMs();
+  const addStarted = Date.now();
   for (let i = 0; i < JOBS; i += 100) await queue.addBulk(jobs.slice(i, i + 100));
+  const addMs = Date.now() - addStarted;
+  const { user, system } = process.cpuUsage(cpu);
+  const adds = {
+    perSecond: Math.round((JOBS / addMs) * 1000),
+    producerUs: +((user + system) / JOBS).toFixed(1),
+    redisUs: +(((redis.cpuMs() - redisCpu) * 1000) / JOBS).toFixed(1),
+  };
   let ran = 0;
   let batches = 0;
   const started = Date.now();
@@ -89,7 +107,7 @@ async function once(root, redisUrl, round) {
   while ((await queue.counts()).pending > 0) await sleep(10);
   const ms = Date.now() - started;
   await queue.close();
-  return { perSecond: Math.round((ran / ms) * 1000), perBatch: +(ran / batches).toFixed(1) };
+  return { perSecond: Math.round((ran / ms) * 1000), perBatch: +(ran / batches).toFixed(1), adds };
 }
 
 const builds = [{ name: "this build", root: ROOT }, ...(opt.against ? [{ name: "against", root: resolve(opt.against) }] : [])];
@@ -98,14 +116,23 @@ const results = Object.fromEntries(builds.map((b) => [b.name, []]));
 try {
   for (let round = 1; round <= Number(opt.rounds); round++)
     for (const b of builds) {
-      const r = await once(b.root, redis.url, `${round}-${b.name.replace(" ", "")}`);
+      const r = await once(b.root, redis, `${round}-${b.name.replace(" ", "")}`);
       results[b.name].push(r);
-      console.log(`round ${round} ${b.name}: ${r.perSecond} jobs/s run and ended, ${r.perBatch} jobs per batch`);
+      console.log(
+        `round ${round} ${b.name}: ${r.perSecond} jobs/s run and ended, ${r.perBatch} jobs per batch; ` +
+          `adds ${r.adds.perSecond} jobs/s, CPU µs per job: producer ${r.adds.producerUs}, Redis ${r.adds.redisUs}`,
+      );
     }
 } finally {
   redis.stop();
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-for (const b of builds)
-  console.log(`${b.name}: median ${median(results[b.name].map((r) => r.perSecond))} jobs/s (${JOBS} jobs, 8 lanes, AOF always)`);
+for (const b of builds) {
+  const rs = results[b.name];
+  console.log(
+    `${b.name}: median ${median(rs.map((r) => r.perSecond))} jobs/s (${JOBS} jobs, 8 lanes, AOF always); adds: median ` +
+      `${median(rs.map((r) => r.adds.perSecond))} jobs/s, CPU µs per job: producer ${median(rs.map((r) => r.adds.producerUs))}, ` +
+      `Redis ${median(rs.map((r) => r.adds.redisUs))}`,
+  );
+}
 process.exit(0);

@@ -1,5 +1,5 @@
 import { type Logger, unavailable, withTimeout } from "@tocsin/core";
-import { type Job, Queue, UnrecoverableError, Worker } from "bullmq";
+import { Job, Queue, UnrecoverableError, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { type Ending, errorText, type LaneBatches, laneBatches, runJobs, type WaitingJob } from "./bullmq-lane-batch.js";
 import { type OrderedLane, runOrderedHead } from "./bullmq-ordered-lane.js";
@@ -183,10 +183,10 @@ export class BullmqJobQueue implements JobQueue {
   private readonly adds = new GroupAdd((jobs) => this.write(jobs));
 
   /**
-   * Joins the next write (group-add.ts): one `Queue.addBulk` per lane (one pipeline: the lane's
-   * jobs are stored in order), the lanes concurrently; resolves once Redis acknowledged every job
-   * of that write. On an ordered lane the undelayed jobs of one write travel as one BullMQ job, a
-   * pack (see bullmq-packs.ts).
+   * Joins the next write (group-add.ts): every lane's jobs in one pipeline (one socket write and
+   * one round trip whatever the lanes; each lane's jobs stored in order); resolves once Redis
+   * acknowledged every job of that write. On an ordered lane the undelayed jobs of one write
+   * travel as one BullMQ job, a pack (see bullmq-packs.ts).
    */
   async addBulk(jobs: QueuedJob[]): Promise<void> {
     for (const job of jobs) if (!this.queues[job.lane]) throw new Error(`no lane ${job.lane}`);
@@ -197,6 +197,15 @@ export class BullmqJobQueue implements JobQueue {
     }
   }
 
+  /**
+   * BullMQ's `Queue.addBulk` (`Job.createBulk`) does the same per queue: a BullMQ job per
+   * carrier, `addJob` into a pipeline, then `exec`. The lanes are queues on one connection, so
+   * their jobs share one pipeline rather than a pipeline, a socket write and a reply each: an
+   * ioredis pipeline copies every script of the connection when made (BullMQ's fifty-odd), and
+   * eight of them per write were a tenth of the accepting thread in a batch storm
+   * (bench/notes/2026-12-02-one-pipeline.md). Not atomic, as before: a lane whose add failed
+   * fails the write, the others' jobs stay added (adds are idempotent by job id).
+   */
   private async write(jobs: QueuedJob[]): Promise<void> {
     const byLane = new Map<number, QueuedJob[]>();
     for (const job of jobs) {
@@ -207,13 +216,19 @@ export class BullmqJobQueue implements JobQueue {
     const pack = this.ordered && (await this.packing.allowed());
     const carriers = (list: QueuedJob[]): Carrier[] =>
       pack ? carriersOf(list) : list.map((job) => ({ id: bullId(job.id), name: job.name, data: job.data, delayMs: job.delayMs }));
-    await Promise.all(
-      [...byLane].map(([lane, list]) =>
-        (this.queues[lane] as Queue).addBulk(
-          carriers(list).map((job) => ({ name: job.name, data: job.data, opts: jobOptions(job, this.retry, this.ordered) })),
-        ),
-      ),
-    );
+    const lanes = [...byLane].map(([lane, list]) => ({ queue: this.queues[lane] as Queue, list }));
+    const [client] = await Promise.all(lanes.map(({ queue }) => queue.client));
+    if (!client) return;
+    const pipeline = client.pipeline();
+    // As in createBulk, each `addJob` queues its command at once; its promise settles without the reply.
+    const queued: Array<Promise<unknown>> = [];
+    for (const { queue, list } of lanes)
+      for (const carrier of carriers(list)) {
+        const opts = { ...queue.jobsOpts, ...jobOptions(carrier, this.retry, this.ordered) };
+        queued.push(new Job(queue, carrier.name, carrier.data, opts, opts.jobId).addJob(pipeline, { parentDependenciesKey: "" }));
+      }
+    const [results] = await Promise.all([pipeline.exec(), Promise.all(queued)]);
+    for (const [err] of results ?? []) if (err) throw err;
   }
 
   /**
