@@ -282,5 +282,14 @@ if (opt.json) {
     console.log(
       `after/before, CPU per alert: new ${(a.new.cpuUs / b.new.cpuUs).toFixed(2)}, repeat ${(a.repeat.cpuUs / b.repeat.cpuUs).toFixed(2)}, rerun ${(a.rerun.cpuUs / b.rerun.cpuUs).toFixed(2)}`,
     );
+    // Paired by round (each after-round ran right after its before-round): steadier than the
+    // ratio of medians when the machine's speed drifts during the run.
+    const before = results.get("before") ?? [];
+    const after = results.get("after") ?? [];
+    const paired = (p) => {
+      const ratios = after.map((r, i) => r[p].cpuUs / before[i][p].cpuUs);
+      return `${median(ratios).toFixed(2)} [${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}]`;
+    };
+    console.log(`after/before paired by round, median [min–max]: ${PHASES.map((p) => `${p} ${paired(p)}`).join(", ")}`);
   }
 }

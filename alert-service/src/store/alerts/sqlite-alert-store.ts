@@ -3,6 +3,7 @@ import type { Database, Statement } from "better-sqlite3";
 import type { ActivityEntry, Alert, AlertStatus } from "../../domain/alerts/model.js";
 import type { AlertQuery, AlertStore, NewAlert } from "../../domain/alerts/ports.js";
 import { ACKNOWLEDGED, opApplied, openAlertExists, RESOLVED, severityCode, severityOf, statusCode, statusOf } from "./codes.js";
+import { OpRecords, rollBackEnclosing } from "./sqlite-op-records.js";
 import { OpenFingerprints, REOPEN_REFUSED } from "./sqlite-open-fingerprints.js";
 
 interface AlertRow {
@@ -65,14 +66,6 @@ function orderSql(q: AlertQuery): string {
 }
 
 /**
- * The op record of a change (`alert_ops`, op = job id). A bare outcome recorded earlier
- * (`SqliteRequestLog.recordJob`) is completed; a change already recorded is not replaced, and
- * the write reports 0 changes.
- */
-const RECORD_OP = `INSERT INTO alert_ops (op, alert_id, created, at) VALUES (?, ?, ?, ?)
-  ON CONFLICT (op) DO UPDATE SET alert_id = excluded.alert_id, created = excluded.created WHERE alert_id IS NULL`;
-
-/**
  * The new alert's row, with the notes written with it (`notes`, schema version 5); its iid is the
  * project's next (`NEXT_IID`, read in the same write transaction; alerts are never deleted: no
  * counter needed). VALUES, not a SELECT from `alerts` with RETURNING: an insert that reads its own
@@ -85,12 +78,6 @@ const INSERT_ALERT = `INSERT INTO alerts (project_id, iid, integration_id, title
 
 /** A project's next iid (`alerts (project_id, iid)` is unique: its index's last entry). */
 const NEXT_IID = "SELECT COALESCE(MAX(iid), 0) + 1 AS iid FROM alerts WHERE project_id = ?";
-
-/** Rolls back the transaction a write without a savepoint joined, which then fails whole (see `inOneTransaction`). */
-function rollBackEnclosing(db: Database): void {
-  if (db.inTransaction) prepared(db, "ROLLBACK").run();
-  OpenFingerprints.of(db).released();
-}
 
 /** Notes written with an alert (`alerts.notes`), as stored. */
 type RowNotes = Array<{ key: string; note: string }>;
@@ -109,6 +96,8 @@ export class SqliteAlertStore implements AlertStore {
   private readonly resolveSql: Statement;
   /** The one-open-alert rule's look-up (schema version 6). */
   private readonly fingerprints: OpenFingerprints;
+  /** The connection's op records (`alert_ops`), shared with the request log. */
+  private readonly ops: OpRecords;
 
   /** `mergeFingerprintsAt`: tests; see `OpenFingerprints`. */
   constructor(
@@ -116,6 +105,7 @@ export class SqliteAlertStore implements AlertStore {
     mergeFingerprintsAt?: number,
   ) {
     this.fingerprints = OpenFingerprints.of(db, mergeFingerprintsAt);
+    this.ops = OpRecords.of(db);
     // IMMEDIATE: the one-open-alert rule is read before the insert; the write lock taken first
     // keeps another connection from committing in between (a deferred one would fail to upgrade).
     const insert = db.transaction((input: NewAlert) => this.insertNow(input));
@@ -142,11 +132,11 @@ export class SqliteAlertStore implements AlertStore {
    * whole (the batch fails and runs again) rather than keep the change without its op.
    */
   private applyOpNow(alertId: number, opKey: string, at: number, update: Statement, args: unknown[]) {
-    if (prepared(this.db, "SELECT 1 FROM alert_ops WHERE op = ? AND alert_id IS NOT NULL").get(opKey)) return undefined;
+    if (this.ops.hasChange(opKey)) return undefined;
     if (update.run(...args).changes === 0) return undefined;
     const row = prepared(this.db, "SELECT * FROM alerts WHERE id = ?").get(alertId) as AlertRow;
     try {
-      prepared(this.db, RECORD_OP).run(opKey, alertId, 0, at);
+      this.ops.change(opKey, alertId, 0, at);
     } catch (err) {
       rollBackEnclosing(this.db);
       throw err;
@@ -197,7 +187,7 @@ export class SqliteAlertStore implements AlertStore {
     );
     let recorded: boolean;
     try {
-      recorded = prepared(this.db, RECORD_OP).run(input.opKey, id, 1, at).changes > 0;
+      recorded = this.ops.change(input.opKey, id, 1, at);
     } catch (err) {
       if (joined) rollBackEnclosing(this.db);
       throw err;
@@ -249,6 +239,7 @@ export class SqliteAlertStore implements AlertStore {
   }
 
   async findByOp(projectId: number, opKey: string) {
+    this.ops.flush();
     const r = prepared(
       this.db,
       "SELECT a.*, o.created AS op_created FROM alert_ops o JOIN alerts a ON a.id = o.alert_id WHERE o.op = ? AND a.project_id = ?",

@@ -9,6 +9,7 @@ import {
 } from "../../domain/alerts/model.js";
 import type { IncidentStore, IngestAnswer, OpenIncident, RequestLog } from "../../domain/alerts/ports.js";
 import { severityCode, severityOf } from "./codes.js";
+import { OpRecords } from "./sqlite-op-records.js";
 import { nextCounter } from "./sqlite-schema.js";
 
 interface IncidentRow {
@@ -136,7 +137,12 @@ function mergeSettings(current: AlertSettings | undefined, change: Partial<Alert
 }
 
 export class SqliteRequestLog implements RequestLog {
-  constructor(private readonly db: Database) {}
+  /** The connection's op records (`alert_ops`), shared with the alert store. */
+  private readonly ops: OpRecords;
+
+  constructor(private readonly db: Database) {
+    this.ops = OpRecords.of(db);
+  }
 
   async reserve(integrationId: number, key: string, answer: IngestAnswer, expiresAt: Date, now: Date) {
     const tx = this.db.transaction(() => {
@@ -158,12 +164,9 @@ export class SqliteRequestLog implements RequestLog {
     return writeWhenFree(this.db, () => tx.immediate());
   }
 
-  /** The outcome goes into the job's op record (`alert_ops`): a row of its own when the job changed nothing. */
+  /** The outcome goes into the job's op record (`alert_ops`, see `OpRecords`): a row of its own when the job changed nothing. */
   async recordJob(jobId: string, outcome: AlertOutcome, at: Date) {
-    prepared(
-      this.db,
-      "INSERT INTO alert_ops (op, outcome, at) VALUES (?, ?, ?) ON CONFLICT (op) DO UPDATE SET outcome = excluded.outcome WHERE outcome IS NULL",
-    ).run(jobId, JSON.stringify(outcome), at.getTime());
+    this.ops.outcome(jobId, JSON.stringify(outcome), at.getTime());
   }
 
   /**
@@ -172,9 +175,11 @@ export class SqliteRequestLog implements RequestLog {
    * without one the job has changed nothing and need not look for its earlier change.
    */
   async startJob(jobId: string) {
+    this.ops.flush();
     const r = prepared(this.db, "SELECT outcome, alert_id FROM alert_ops WHERE op = ?").get(jobId) as
       | { outcome: string | null; alert_id: number | null }
       | undefined;
+    if (!r) this.ops.unrecorded(jobId);
     return {
       outcome: r?.outcome == null ? undefined : (JSON.parse(r.outcome) as AlertOutcome),
       firstRun: r?.alert_id == null,
@@ -182,6 +187,7 @@ export class SqliteRequestLog implements RequestLog {
   }
 
   async jobOutcomes(jobIds: readonly string[]) {
+    this.ops.flush();
     const rows = prepared(
       this.db,
       "SELECT op, outcome FROM alert_ops WHERE op IN (SELECT value FROM json_each(?)) AND outcome IS NOT NULL",
@@ -191,6 +197,7 @@ export class SqliteRequestLog implements RequestLog {
 
   /** In chunks (`deleteInChunks`): after a storm these tables hold millions of rows. */
   async purge(now: Date, before: Date) {
+    this.ops.flush();
     await deleteInChunks(
       this.db,
       "DELETE FROM ingest_idempotency WHERE rowid IN (SELECT rowid FROM ingest_idempotency WHERE expires_at <= ? LIMIT ?)",

@@ -4,6 +4,7 @@ import type { AlertsStores } from "../../domain/alerts/ports.js";
 import { SqliteAlertOverview } from "./sqlite-alert-overview.js";
 import { SqliteAlertStore } from "./sqlite-alert-store.js";
 import { SqliteIncidentStore, SqliteRequestLog } from "./sqlite-incident-store.js";
+import { OpRecords } from "./sqlite-op-records.js";
 import { OpenFingerprints } from "./sqlite-open-fingerprints.js";
 import { migrateAlertsSchema } from "./sqlite-schema.js";
 
@@ -23,7 +24,12 @@ const openBatches = new WeakMap<Database, Promise<void>>();
  * change half-written, or SQLite did on an I/O error or a full disk), every batch in it fails:
  * what ran in it was not kept.
  */
-async function inOneTransaction<T>(db: Database, fingerprints: OpenFingerprints, fn: () => Promise<T>): Promise<T> {
+async function inOneTransaction<T>(
+  db: Database,
+  fingerprints: OpenFingerprints,
+  ops: OpRecords,
+  fn: () => Promise<T>,
+): Promise<T> {
   if (db.inTransaction) {
     const joined = openBatches.get(db);
     const result = await fn();
@@ -37,6 +43,7 @@ async function inOneTransaction<T>(db: Database, fingerprints: OpenFingerprints,
   settled.catch(() => undefined); // a transaction nobody joined
   prepared(db, "BEGIN IMMEDIATE").run();
   fingerprints.held();
+  ops.begin();
   openBatches.set(db, settled);
   let ran: { ok: true; value: T } | { ok: false; error: unknown };
   try {
@@ -48,17 +55,22 @@ async function inOneTransaction<T>(db: Database, fingerprints: OpenFingerprints,
   // whatever is open now, and must not see it committed or rolled back from here.
   fingerprints.released();
   if (openBatches.get(db) !== settled || !db.inTransaction) {
+    if (openBatches.get(db) === settled) ops.end();
     const lost = new Error("the batch's transaction was rolled back before its commit");
     settle(lost);
     throw lost;
   }
   openBatches.delete(db);
   try {
+    // The op records that waited for outcomes (`OpRecords`) go with their changes.
+    ops.flush();
     prepared(db, "COMMIT").run();
   } catch (err) {
     if (db.inTransaction) prepared(db, "ROLLBACK").run();
     settle(err as Error);
     throw err;
+  } finally {
+    ops.end();
   }
   settle();
   if (!ran.ok) throw ran.error;
@@ -79,7 +91,7 @@ export function createSqliteAlertsStores(db: Database, opts: { mergeFingerprints
     incidents: new SqliteIncidentStore(db),
     requests: new SqliteRequestLog(db),
     overview: new SqliteAlertOverview(db),
-    batch: (fn) => inOneTransaction(db, fingerprints, fn),
+    batch: (fn) => inOneTransaction(db, fingerprints, OpRecords.of(db), fn),
     ping: async () => {
       prepared(db, "SELECT 1").get();
     },
