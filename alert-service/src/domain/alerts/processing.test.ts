@@ -146,4 +146,28 @@ describe("processAlertJobs", () => {
     expect(again.outcomes).toEqual([first.outcomes[0], first.outcomes[0]]);
     expect((await stores.alerts.findOpen(QUIET, "a"))?.events).toBe(1);
   });
+
+  it.each([
+    ["with a fingerprint", QUIET, "a"],
+    ["without one", QUIET, undefined],
+    ["that asks for an incident", WITH_INCIDENTS, "b"],
+  ])(
+    "the same job twice in one batch, %s, changes once (its op record, waiting for the outcome, is read by the repeat)",
+    async (_, projectId, fingerprint) => {
+      const job = alertJob("r1", { projectId, fingerprint: fingerprint as string });
+      if (!fingerprint) delete job.alert.fingerprint;
+      const { outcomes, error } = await processAlertJobs(deps, [job, alertJob("r2", { fingerprint: "c" }), job]);
+      expect(error).toBeUndefined();
+      expect(outcomes.map((o) => [o.iid, o.events, o.action])).toEqual([
+        [1, 1, "created"],
+        [projectId === QUIET ? 2 : 1, 1, "created"],
+        [1, 1, "created"],
+      ]);
+      const listed = await stores.alerts.list(projectId, { orderBy: "created_at", sort: "asc", offset: 0, limit: 20 });
+      expect(listed.total).toBe(projectId === QUIET ? 2 : 1);
+      // The repeat asks for the same (keyed) incident job again, as a re-run does: one alert's.
+      const incidents = enqueued.flatMap((w) => w.incidents);
+      expect(new Set(incidents.map((j) => j.alertId)).size).toBe(projectId === QUIET ? 0 : 1);
+    },
+  );
 });
