@@ -269,6 +269,19 @@ describe("op records inside a batch (OpRecords)", () => {
     expect([s.alerts(), s.ops(), s.counted()]).toEqual([0, 0, 0]);
   });
 
+  it("a record that fails when a read writes it rolls the whole batch back, though the caller goes on", async () => {
+    const s = counted();
+    const batch = s.stores.batch(async () => {
+      await s.stores.alerts.create(input("op-a"));
+      await s.stores.requests.startJob("fail-1", at);
+      await s.stores.alerts.create(input("fail-1"));
+      // The next job's start writes what waits first; processing would stop the batch here.
+      await expect(s.stores.requests.startJob("op-b", at)).rejects.toThrow("op record refused");
+    });
+    await expect(batch).rejects.toThrow("rolled back before its commit");
+    expect([s.alerts(), s.ops(), s.counted()]).toEqual([0, 0, 0]);
+  });
+
   it("a record that fails with its outcome rolls the whole batch back, and the batch fails", async () => {
     const s = counted();
     const batch = s.stores.batch(async () => {

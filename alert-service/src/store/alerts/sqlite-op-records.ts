@@ -70,14 +70,24 @@ export class OpRecords {
     this.batch = undefined;
   }
 
-  /** The waiting records written without outcomes (before a commit, before a read of `alert_ops`). */
+  /**
+   * The waiting records written without outcomes (before a commit, before a read of `alert_ops`).
+   * Should one fail, the transaction goes with every change that waited: a read that flushed
+   * fails, and so does the batch (`inOneTransaction` finds its transaction lost).
+   */
   flush(): void {
-    const waiting = this.batch?.waiting;
+    // Not once the transaction is gone: what waited was rolled back with its change.
+    const waiting = this.inBatch()?.waiting;
     if (!waiting?.size) return;
     const entries = [...waiting];
     waiting.clear();
-    for (const [op, w] of entries)
-      if (prepared(this.db, RECORD_OP).run(op, w.alertId, w.created, w.at).changes === 0) throw recordedAlready(op);
+    try {
+      for (const [op, w] of entries)
+        if (prepared(this.db, RECORD_OP).run(op, w.alertId, w.created, w.at).changes === 0) throw recordedAlready(op);
+    } catch (err) {
+      rollBackEnclosing(this.db);
+      throw err;
+    }
   }
 
   /** `startJob` read `op`'s record in the batch's transaction: there is none. */
