@@ -13,12 +13,13 @@
 //   npm run build && node bench/bullmq-queue.mjs [--jobs 4000] [--batch 64] [--rounds 3]
 // Before/after in one run: --against <a checkout whose alert-service/dist is the older build>.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { cpuSeconds } from "./alert-system.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const { values: opt } = parseArgs({
@@ -59,11 +60,8 @@ async function startRedis() {
   probe.disconnect();
   return {
     url: `redis://127.0.0.1:${port}`,
-    /** Redis's CPU so far (user + system), ms. */
-    cpuMs() {
-      const fields = readFileSync(`/proc/${proc.pid}/stat`, "utf8").split(") ")[1].split(" ");
-      return (Number(fields[11]) + Number(fields[12])) * 10;
-    },
+    /** Redis's CPU so far (user + system), s. */
+    cpuSeconds: () => cpuSeconds(proc.pid),
     stop() {
       proc.kill();
       rmSync(dir, { recursive: true, force: true });
@@ -83,7 +81,7 @@ async function once(root, redis, round) {
     data: { i, requestId: "0190f5c2-0000-7000-8000-000000000000", pad: "x".repeat(260) },
   }));
   const cpu = process.cpuUsage();
-  const redisCpu = redis.cpuMs();
+  const redisCpu = redis.cpuSeconds();
   const addStarted = Date.now();
   for (let i = 0; i < JOBS; i += 100) await queue.addBulk(jobs.slice(i, i + 100));
   const addMs = Date.now() - addStarted;
@@ -91,7 +89,7 @@ async function once(root, redis, round) {
   const adds = {
     perSecond: Math.round((JOBS / addMs) * 1000),
     producerUs: +((user + system) / JOBS).toFixed(1),
-    redisUs: +(((redis.cpuMs() - redisCpu) * 1000) / JOBS).toFixed(1),
+    redisUs: +(((redis.cpuSeconds() - redisCpu) * 1e6) / JOBS).toFixed(1),
   };
   let ran = 0;
   let batches = 0;

@@ -81,18 +81,12 @@ export class OpRecords {
     if (!waiting?.size) return;
     const entries = [...waiting];
     waiting.clear();
-    try {
-      for (const [op, w] of entries)
-        if (prepared(this.db, RECORD_OP).run(op, w.alertId, w.created, w.at).changes === 0) throw recordedAlready(op);
-    } catch (err) {
-      rollBackEnclosing(this.db);
-      throw err;
-    }
+    for (const [op, w] of entries) this.writeOrRollBack(op, RECORD_OP, [op, w.alertId, w.created, w.at]);
   }
 
   /** `startJob` read `op`'s record in the batch's transaction: there is none. */
   unrecorded(op: string): void {
-    if (this.db.inTransaction) this.batch?.unrecorded.add(op);
+    this.inBatch()?.unrecorded.add(op);
   }
 
   /** Whether `op` has a recorded change (looked up unless the batch knows). */
@@ -128,10 +122,16 @@ export class OpRecords {
       return;
     }
     batch?.waiting.delete(op);
-    // The change is written: should its record fail, the transaction goes rather than keep it without one.
+    this.writeOrRollBack(op, RECORD_OP_AND_OUTCOME, [op, waiting.alertId, waiting.created, waiting.at, outcome]);
+  }
+
+  /**
+   * A record of a change already written (it waited): should the write fail, or find the op
+   * recorded already, the transaction goes rather than keep the change without its record.
+   */
+  private writeOrRollBack(op: string, sql: string, args: unknown[]): void {
     try {
-      if (prepared(this.db, RECORD_OP_AND_OUTCOME).run(op, waiting.alertId, waiting.created, waiting.at, outcome).changes === 0)
-        throw recordedAlready(op);
+      if (prepared(this.db, sql).run(...args).changes === 0) throw recordedAlready(op);
     } catch (err) {
       rollBackEnclosing(this.db);
       throw err;
