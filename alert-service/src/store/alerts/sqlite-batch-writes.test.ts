@@ -115,6 +115,19 @@ describe("sqlite alert writes inside a batch", () => {
     expect(await s.stores.alerts.findByOp(1, "op-1")).toBeUndefined();
   });
 
+  it("a new alert whose count fails rolls the whole batch back, and the batch fails", async () => {
+    const s = open();
+    s.db.exec(`CREATE TEMP TRIGGER failing_count BEFORE INSERT ON alert_counts WHEN new.project_id = 2
+      BEGIN SELECT RAISE(ABORT, 'count refused'); END;`);
+    await s.stores.alerts.create(input("op-0"));
+    const batch = s.stores.batch(async () => {
+      await s.stores.alerts.create(input("op-1"));
+      await expect(s.stores.alerts.create({ ...alertInput(2), opKey: "op-2" })).rejects.toThrow("count refused");
+    });
+    await expect(batch).rejects.toThrow("rolled back before its commit");
+    expect([s.alerts(), s.ops(), s.counted()]).toEqual([1, 1, 1]);
+  });
+
   it("a batch that joins another's transaction settles only after that commit", async () => {
     const s = open();
     const { held, release } = gate();

@@ -130,7 +130,17 @@ function v0Database(): Database.Database {
  * index instead of the open fingerprints' table, its triggers and counter (tests of older versions
  * build their layout from this one).
  */
+/** The layout of version 6: a new alert counted by a trigger of its insert. */
+function asVersion6(db: Database.Database): void {
+  db.exec(`CREATE TRIGGER alert_counts_insert AFTER INSERT ON alerts BEGIN
+    INSERT INTO alert_counts (project_id, status, n) VALUES (new.project_id, new.status, 1)
+      ON CONFLICT (project_id, status) DO UPDATE SET n = n + 1;
+  END;`);
+  db.pragma("user_version = 6");
+}
+
 function asVersion5(db: Database.Database): void {
+  asVersion6(db);
   db.exec(`
     DROP TRIGGER alert_fingerprint_closed; DROP TRIGGER alert_fingerprint_reopen_check;
     DROP TRIGGER alert_fingerprint_reopened; DROP TRIGGER alert_fingerprint_deleted;
@@ -165,7 +175,7 @@ describe("alert tables on SQLite: an existing database is migrated in place", ()
   it("from version 0 keeps alerts, ids, iids, op records, outcomes and the rules on them", async () => {
     const db = v0Database();
     const { alerts, requests, incidents } = createSqliteAlertsStores(db);
-    expect(db.pragma("user_version", { simple: true })).toBe(6);
+    expect(db.pragma("user_version", { simple: true })).toBe(7);
     const columns = (db.prepare("PRAGMA table_info(alerts)").all() as Array<{ name: string }>).map((c) => c.name);
     expect(columns).not.toContain("create_op");
     expect(columns).toContain("acknowledged_at");
@@ -210,7 +220,7 @@ describe("alert tables on SQLite: an existing database is migrated in place", ()
 
     // Opening again changes nothing; the purge drops old op records and outcomes alike.
     createSqliteAlertsStores(db);
-    expect(db.pragma("user_version", { simple: true })).toBe(6);
+    expect(db.pragma("user_version", { simple: true })).toBe(7);
     await requests.purge(new Date(t0 + 10), new Date(t0 + 10));
     expect((await requests.jobOutcomes(["op-1"])).get("op-1")).toBeUndefined();
     expect(await alerts.findByOp(1, "op-4")).toMatchObject({ created: true });
@@ -230,7 +240,7 @@ describe("alert tables on SQLite: an existing database is migrated in place", ()
     );
     db.pragma("user_version = 2");
     const reopened = createSqliteAlertsStores(db).alerts;
-    expect(db.pragma("user_version", { simple: true })).toBe(6);
+    expect(db.pragma("user_version", { simple: true })).toBe(7);
     const total = async (status?: "triggered" | "acknowledged" | "resolved") =>
       (await reopened.list(1, { status, orderBy: "created_at", sort: "desc", offset: 0, limit: 1 })).total;
     expect([await total(), await total("triggered"), await total("acknowledged")]).toEqual([5, 4, 1]);
@@ -252,7 +262,7 @@ describe("alert tables on SQLite: an existing database is migrated in place", ()
     db.exec("CREATE INDEX alerts_project_started ON alerts (project_id, started_at)");
     db.pragma("user_version = 3");
     const reopened = createSqliteAlertsStores(db).alerts;
-    expect(db.pragma("user_version", { simple: true })).toBe(6);
+    expect(db.pragma("user_version", { simple: true })).toBe(7);
     expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'alerts_project_started'").get()).toBeUndefined();
     await reopened.create(newAlert(1, "op-new", "g"));
     const listed = await reopened.list(1, { orderBy: "started_at", sort: "desc", offset: 0, limit: 10 });
@@ -272,7 +282,7 @@ describe("alert tables on SQLite: an existing database is migrated in place", ()
     ).run(old.id, t0);
     db.pragma("user_version = 4");
     const reopened = createSqliteAlertsStores(db).alerts;
-    expect(db.pragma("user_version", { simple: true })).toBe(6);
+    expect(db.pragma("user_version", { simple: true })).toBe(7);
     await reopened.addActivity(old.id, "later", "changed the status to **Resolved**", new Date(t0 + 1));
     expect((await reopened.activity(old.id)).map((e) => e.note)).toEqual([
       "logged an alert from **tool**",
@@ -301,7 +311,7 @@ describe("alert tables on SQLite: an existing database is migrated in place", ()
     await alerts.create(newAlert(1, "op-4"));
     asVersion5(db);
     const reopened = createSqliteAlertsStores(db).alerts;
-    expect(db.pragma("user_version", { simple: true })).toBe(6);
+    expect(db.pragma("user_version", { simple: true })).toBe(7);
     expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'alerts_one_open_per_fingerprint'").get()).toBeUndefined();
     expect(db.prepare("SELECT project_id, fingerprint, alert_id FROM alert_open_fingerprints ORDER BY project_id").all()).toEqual(
       [
@@ -317,6 +327,38 @@ describe("alert tables on SQLite: an existing database is migrated in place", ()
     expect(await reopened.findOpen(1, "f")).toBeUndefined();
     expect((await reopened.setStatus(resolved.id, "triggered", undefined, new Date())).status).toBe("triggered");
     expect((await reopened.findOpen(1, "f"))?.id).toBe(resolved.id);
+    db.close();
+  });
+
+  it("from version 6 counts a new alert with a statement of its own, not a trigger of its insert", async () => {
+    const db = new Database(":memory:");
+    const { alerts } = createSqliteAlertsStores(db);
+    await alerts.create(newAlert(1, "op-1", "f"));
+    asVersion6(db);
+    const reopened = createSqliteAlertsStores(db);
+    expect(db.pragma("user_version", { simple: true })).toBe(7);
+    // A trigger on the insert would give every new alert's INSERT a statement journal (V6_TO_V7).
+    const insertTriggers = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'alerts' AND sql LIKE '%AFTER INSERT%'")
+      .all();
+    expect(insertTriggers).toEqual([]);
+    const total = async (projectId: number, status?: "triggered" | "resolved") =>
+      (await reopened.alerts.list(projectId, { status, orderBy: "created_at", sort: "desc", offset: 0, limit: 1 })).total;
+    const created = await reopened.alerts.create(newAlert(1, "op-2", "g"));
+    await reopened.alerts.create({ ...newAlert(2, "op-3"), status: "resolved" });
+    // In a batch: a new alert, and one whose op was applied already (inserted, then taken back).
+    await reopened.batch(async () => {
+      await reopened.alerts.create(newAlert(1, "op-4"));
+      await expect(reopened.alerts.create(newAlert(1, "op-2"))).rejects.toMatchObject({ reason: "OP_APPLIED" });
+    });
+    await reopened.alerts.resolve(created.id, new Date(), "op-5", new Date());
+    expect([await total(1), await total(1, "triggered"), await total(1, "resolved")]).toEqual([3, 2, 1]);
+    expect([await total(2), await total(2, "resolved")]).toEqual([1, 1]);
+    const counted = db.prepare("SELECT project_id, status, n FROM alert_counts WHERE n > 0 ORDER BY project_id, status").all();
+    const present = db
+      .prepare("SELECT project_id, status, COUNT(*) AS n FROM alerts GROUP BY project_id, status ORDER BY 1, 2")
+      .all();
+    expect(counted).toEqual(present);
     db.close();
   });
 
