@@ -125,12 +125,7 @@ function v0Database(): Database.Database {
   return db;
 }
 
-/**
- * A database of the current layout taken back to version 5's one-open rule: the partial unique
- * index instead of the open fingerprints' table, its triggers and counter (tests of older versions
- * build their layout from this one).
- */
-/** The layout of version 6: a new alert counted by a trigger of its insert. */
+/** A database of the current layout taken back to version 6's: a new alert counted by a trigger of its insert. */
 function asVersion6(db: Database.Database): void {
   db.exec(`CREATE TRIGGER alert_counts_insert AFTER INSERT ON alerts BEGIN
     INSERT INTO alert_counts (project_id, status, n) VALUES (new.project_id, new.status, 1)
@@ -139,6 +134,11 @@ function asVersion6(db: Database.Database): void {
   db.pragma("user_version = 6");
 }
 
+/**
+ * A database of the current layout taken back to version 5's: version 6's, with the one-open rule
+ * kept by the partial unique index instead of the open fingerprints' table, its triggers and
+ * counter (tests of older versions build their layout from this one).
+ */
 function asVersion5(db: Database.Database): void {
   asVersion6(db);
   db.exec(`
