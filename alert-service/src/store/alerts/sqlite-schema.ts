@@ -208,19 +208,6 @@ const V3_TO_V4 = "DROP INDEX IF EXISTS alerts_project_started;";
 const V4_TO_V5 = "ALTER TABLE alerts ADD COLUMN notes TEXT;";
 
 /**
- * Version 6 → 7 (issue 25 items 1 and 2: a cheaper new alert). A statement that fires a trigger
- * may fail after part of its writes, so SQLite gives it a statement journal (a copy of what the
- * statement changes, to undo it alone), as it gives a savepoint.
- * The insert's `alert_counts_insert` made a new alert's `INSERT` about a third dearer (a
- * throw-away loop of storm alerts in transactions of 256: 25.8–27.3 µs of CPU per insert with
- * the trigger, 17.8–19.8 without it, the count's own statement included). The store now counts a
- * new alert with a statement of its own in the same transaction (`COUNT_NEW_ALERT`,
- * sqlite-alert-store.ts); status changes and deletes are still counted by their triggers (rarer
- * writes, and each already fires others).
- */
-const V6_TO_V7 = "DROP TRIGGER IF EXISTS alert_counts_insert;";
-
-/**
  * Version 5 → 6 (issue 25 items 2 and 5: a new alert writes no random leaf). The partial unique
  * index `alerts_one_open_per_fingerprint` is keyed by a hash: each new alert's entry landed on a
  * leaf of its own, about half the pages a new alert wrote, more as the store grew. It becomes
@@ -273,6 +260,19 @@ CREATE TRIGGER alert_fingerprint_deleted AFTER DELETE ON alerts WHEN old.fingerp
   DELETE FROM alert_open_fingerprints WHERE project_id = old.project_id AND fingerprint = old.fingerprint AND alert_id = old.id;
 END;
 `;
+
+/**
+ * Version 6 → 7 (issue 25 items 1 and 2: a cheaper new alert). A statement that fires a trigger
+ * may fail after part of its writes, so SQLite gives it a statement journal (a copy of what the
+ * statement changes, to undo it alone), as it gives a savepoint.
+ * The insert's `alert_counts_insert` made a new alert's `INSERT` about a third dearer (a
+ * throw-away loop of storm alerts in transactions of 256: 25.8–27.3 µs of CPU per insert with
+ * the trigger, 17.8–19.8 without it, the count's own statement included). The store now counts a
+ * new alert with a statement of its own in the same transaction (`COUNT_NEW_ALERT`,
+ * sqlite-alert-store.ts); status changes and deletes are still counted by their triggers (rarer
+ * writes, and each already fires others).
+ */
+const V6_TO_V7 = "DROP TRIGGER IF EXISTS alert_counts_insert;";
 
 /**
  * Creates the alert tables, or brings an existing database to the current layout in place
