@@ -43,14 +43,13 @@ function actionFor(job: ProcessAlertJob, created: boolean): AlertAction {
  * Applies one alert (PRODUCT.md section 6). Idempotent: every change is written together with
  * the job id (`opKey`), so a re-run finds its earlier change instead of repeating it.
  */
-async function applyAlert(deps: ProcessingDeps, job: ProcessAlertJob, firstRun: boolean): Promise<Step> {
+async function applyAlert(deps: ProcessingDeps, job: ProcessAlertJob, firstRun: boolean, now: Date): Promise<Step> {
   const { alerts } = deps.stores;
   const { alert: input, jobId: op, projectId } = job;
   for (let race = 0; race < MAX_RACES; race++) {
     // A first run has changed nothing yet; a re-run or a lost race looks for its earlier change.
     const prior = firstRun && race === 0 ? undefined : await alerts.findByOp(projectId, op);
     if (prior) return { alert: prior.alert, action: actionFor(job, prior.created) };
-    const now = deps.clock.now();
     if (input.fingerprint) {
       const open = await alerts.findOpen(projectId, input.fingerprint);
       if (open) {
@@ -137,9 +136,15 @@ interface FollowUps {
  * `alert.resolved` of a recovery that resolved an open alert) goes to `Reactions`, keyed by the
  * job id; which reactor acts on it is theirs to decide (e-mail: PRODUCT.md section 9).
  */
-async function followUp(deps: ProcessingDeps, job: ProcessAlertJob, step: Step, settingsOf: SettingsOf, out: FollowUps) {
+async function followUp(
+  deps: ProcessingDeps,
+  job: ProcessAlertJob,
+  step: Step,
+  settingsOf: SettingsOf,
+  at: Date,
+  out: FollowUps,
+) {
   const { alerts } = deps.stores;
-  const at = deps.clock.now();
   const { alert, action } = step;
   const source = job.alert.source;
   const op = job.jobId;
@@ -201,18 +206,20 @@ export async function processAlertJobs(deps: ProcessingDeps, jobs: ProcessAlertJ
   await deps.stores.batch(async () => {
     for (const job of jobs) {
       try {
-        const start = await deps.stores.requests.startJob(job.jobId, deps.clock.now());
+        // One reading of the clock per job: its change, notes, event and outcome share the time.
+        const now = deps.clock.now();
+        const start = await deps.stores.requests.startJob(job.jobId, now);
         if (start.outcome) {
           done.push({ job, outcome: start.outcome, recorded: true });
           continue;
         }
-        const step = await applyAlert(deps, job, start.firstRun);
+        const step = await applyAlert(deps, job, start.firstRun, now);
         const mine: FollowUps = { incidents: [], autoResolves: [], claims: [] };
-        await followUp(deps, job, step, settingsOf, mine);
+        await followUp(deps, job, step, settingsOf, now, mine);
         const outcome = toOutcome(step.alert, step.action);
         if (mine.incidents.length + mine.autoResolves.length + mine.claims.length === 0) {
           // Nothing left to enqueue: the outcome commits with the change (one commit, not two).
-          await deps.stores.requests.recordJob(job.jobId, outcome, deps.clock.now());
+          await deps.stores.requests.recordJob(job.jobId, outcome, now);
           done.push({ job, outcome, recorded: true });
           continue;
         }
@@ -230,10 +237,12 @@ export async function processAlertJobs(deps: ProcessingDeps, jobs: ProcessAlertJ
     if (todo.incidents.length || todo.autoResolves.length) await deps.jobs.enqueueFollowUps(todo);
     if (todo.claims.length) await deps.reactions.enqueue(todo.claims);
     const unrecorded = done.filter((d) => !d.recorded);
-    if (unrecorded.length)
+    if (unrecorded.length) {
+      const at = deps.clock.now();
       await deps.stores.batch(async () => {
-        for (const { job, outcome } of unrecorded) await deps.stores.requests.recordJob(job.jobId, outcome, deps.clock.now());
+        for (const { job, outcome } of unrecorded) await deps.stores.requests.recordJob(job.jobId, outcome, at);
       });
+    }
   } catch (err) {
     // Nothing is recorded as done: the whole batch runs again (the changes are found, not repeated).
     return { outcomes: [], error: err };
