@@ -1,6 +1,6 @@
 import { prng } from "@tocsin/testing";
 import { describe, expect, it } from "vitest";
-import { parseRfc3339, parseTime } from "./times.js";
+import { isoMs, parseRfc3339, parseTime } from "./times.js";
 
 /**
  * `parseTime` reads the RFC 3339 shape by position and every other shape through its general
@@ -75,5 +75,26 @@ describe("parseTime's RFC 3339 way", () => {
       const positional = parseRfc3339(text)?.getTime();
       if (positional !== undefined) expect(positional, text).toBe(general(text));
     }
+  });
+});
+
+describe("isoMs", () => {
+  it("reads what toISOString writes as Date.parse does", () => {
+    const next = prng(26);
+    for (let i = 0; i < 20_000; i++) {
+      // Years 1970–2099 and a few far ones, every millisecond of the day.
+      const ms = Math.floor((next() - 0.05) * 4_102_444_800_000);
+      const text = new Date(ms).toISOString();
+      expect(isoMs(text), text).toBe(Date.parse(text));
+    }
+    for (const ms of [-62_198_755_200_000, 253_402_300_799_999, 253_402_300_800_000, 8.64e15, -8.64e15]) {
+      const text = new Date(ms).toISOString(); // past 9999 and before year 0: ±YYYYYY, Date.parse's way
+      expect(isoMs(text), text).toBe(Date.parse(text));
+    }
+  });
+
+  it("leaves other shapes to Date.parse", () => {
+    for (const text of ["2026-12-03T10:00:00+02:00", "2026-12-03T10:00:00Z", "2026-12-03", "not a time", ""])
+      expect(isoMs(text), text).toEqual(Date.parse(text));
   });
 });

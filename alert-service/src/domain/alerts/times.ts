@@ -51,6 +51,21 @@ const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
  * (`startsAt`, `endsAt`), 1.75 µs of the accepting thread per alert in a storm's profile.
  */
 export function parseRfc3339(text: string): Date | undefined {
+  const ms = rfc3339Ms(text);
+  return ms === undefined ? undefined : new Date(ms);
+}
+
+/**
+ * Epoch ms of a time the alert model holds (`startedAt`, `endedAt`: `toISOString`'s shape, which
+ * `rfc3339Ms` reads by position), as `Date.parse` gives it; `Date.parse` itself for any other
+ * shape. Processing reads one or two per alert (`DateParser` was ≈ 1,000 instructions of each).
+ */
+export function isoMs(text: string): number {
+  return rfc3339Ms(text) ?? Date.parse(text);
+}
+
+/** `parseRfc3339` as epoch ms, without the Date. */
+function rfc3339Ms(text: string): number | undefined {
   const n = text.length;
   if (n < 20 || text[4] !== "-" || text[7] !== "-" || text[10] !== "T" || text[13] !== ":" || text[16] !== ":") return undefined;
   const year = two(text, 0) * 100 + two(text, 2);
@@ -81,7 +96,7 @@ export function parseRfc3339(text: string): Date | undefined {
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 60) return undefined;
   if (day > (MONTH_DAYS[month - 1] as number) + (month === 2 && isLeap(year) ? 1 : 0)) return undefined;
   const seconds = ((daysFromCivil(year, month, day) * 24 + hour) * 60 + minute - offset) * 60 + second;
-  return new Date(seconds * 1000 + ms);
+  return seconds * 1000 + ms;
 }
 
 /** The general way: every shape `parseTime` accepts. */

@@ -2,7 +2,9 @@ import { isUniqueViolation, prepared } from "@tocsin/store";
 import type { Database, Statement } from "better-sqlite3";
 import type { ActivityEntry, Alert, AlertStatus } from "../../domain/alerts/model.js";
 import type { AlertQuery, AlertStore, NewAlert } from "../../domain/alerts/ports.js";
+import { isoMs } from "../../domain/alerts/times.js";
 import { ACKNOWLEDGED, opApplied, openAlertExists, RESOLVED, severityCode, severityOf, statusCode, statusOf } from "./codes.js";
+import { notesJson } from "./json-text.js";
 import { OpRecords, rollBackEnclosing } from "./sqlite-op-records.js";
 import { OpenFingerprints, REOPEN_REFUSED } from "./sqlite-open-fingerprints.js";
 
@@ -166,8 +168,8 @@ export class SqliteAlertStore implements AlertStore {
   private insertNow(input: NewAlert, joined = false): Alert {
     const a = input.alert;
     const at = input.at.getTime();
-    const endedAt = input.status === "resolved" ? Date.parse(a.endedAt ?? input.at.toISOString()) : null;
-    const startedAt = Date.parse(a.startedAt);
+    const endedAt = input.status !== "resolved" ? null : a.endedAt === undefined ? at : isoMs(a.endedAt);
+    const startedAt = isoMs(a.startedAt);
     // The one-open-alert rule, checked before anything is written (a refusal leaves nothing).
     const open = input.status !== "resolved" && a.fingerprint !== undefined;
     if (open && this.fingerprints.isOpen(input.projectId, a.fingerprint as string)) throw openAlertExists();
@@ -184,7 +186,7 @@ export class SqliteAlertStore implements AlertStore {
         status,
         a.service ?? "",
         a.monitoringTool ?? "",
-        JSON.stringify(a.hosts),
+        a.hosts.length === 0 ? "[]" : JSON.stringify(a.hosts),
         a.fingerprint ?? null,
         startedAt,
         endedAt,
@@ -192,7 +194,7 @@ export class SqliteAlertStore implements AlertStore {
         JSON.stringify(a.payload),
         at,
         at,
-        input.notes?.length ? JSON.stringify(input.notes.map(({ key, note }) => ({ key, note }))) : null,
+        input.notes?.length ? notesJson(input.notes) : null,
       ).lastInsertRowid,
     );
     let recorded: boolean;

@@ -9,6 +9,7 @@ import {
 } from "../../domain/alerts/model.js";
 import type { IncidentStore, IngestAnswer, OpenIncident, RequestLog } from "../../domain/alerts/ports.js";
 import { severityCode, severityOf } from "./codes.js";
+import { outcomeJson } from "./json-text.js";
 import { OpRecords } from "./sqlite-op-records.js";
 import { nextCounter } from "./sqlite-schema.js";
 
@@ -166,7 +167,7 @@ export class SqliteRequestLog implements RequestLog {
 
   /** The outcome goes into the job's op record (`alert_ops`, see `OpRecords`): a row of its own when the job changed nothing. */
   async recordJob(jobId: string, outcome: AlertOutcome, at: Date) {
-    this.ops.outcome(jobId, JSON.stringify(outcome), at.getTime());
+    this.ops.outcome(jobId, outcomeJson(outcome), at.getTime());
   }
 
   /**

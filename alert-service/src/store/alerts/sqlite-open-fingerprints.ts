@@ -77,7 +77,7 @@ export class OpenFingerprints {
   /** This store reopened an alert: the log is read at the next look-up. */
   private reopened = false;
   /** The last look-up that found nothing: the insert after it need not look again. */
-  private lastMiss: { key: string; version: number; changes: number } | undefined;
+  private lastMiss: { projectId: number; fingerprint: string; version: number; changes: number } | undefined;
   /**
    * Set while the connection holds the write lock of a batch (`held`, until `released`): no other
    * connection can commit meanwhile, so once caught up in it the map stays caught up, and the
@@ -94,7 +94,7 @@ export class OpenFingerprints {
   /** The open alert of (project, fingerprint), if any. */
   find<R extends Row>(projectId: number, fingerprint: string): R | undefined {
     const found = this.lookUp<R>(projectId, fingerprint);
-    this.lastMiss = found ? undefined : { key: keyOf(projectId, fingerprint), version: this.version, changes: this.changes };
+    this.lastMiss = found ? undefined : { projectId, fingerprint, version: this.version, changes: this.changes };
     return found;
   }
 
@@ -107,7 +107,8 @@ export class OpenFingerprints {
     const miss = this.lastMiss;
     if (
       miss &&
-      miss.key === keyOf(projectId, fingerprint) &&
+      miss.projectId === projectId &&
+      miss.fingerprint === fingerprint &&
       miss.changes === this.changes &&
       miss.version === (this.caughtUpInHold() ? this.version : this.dataVersion())
     )
