@@ -82,13 +82,14 @@ describe("isoMs", () => {
   it("reads what toISOString writes as Date.parse does", () => {
     const next = prng(26);
     for (let i = 0; i < 20_000; i++) {
-      // Years 1970–2099 and a few far ones, every millisecond of the day.
+      // Any millisecond from 1963 to 2093.
       const ms = Math.floor((next() - 0.05) * 4_102_444_800_000);
       const text = new Date(ms).toISOString();
       expect(isoMs(text), text).toBe(Date.parse(text));
     }
     for (const ms of [-62_198_755_200_000, 253_402_300_799_999, 253_402_300_800_000, 8.64e15, -8.64e15]) {
-      const text = new Date(ms).toISOString(); // past 9999 and before year 0: ±YYYYYY, Date.parse's way
+      // Years 0 and 9999, then past them: ±YYYYYY, which Date.parse reads.
+      const text = new Date(ms).toISOString();
       expect(isoMs(text), text).toBe(Date.parse(text));
     }
   });
