@@ -24,7 +24,7 @@ import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 
 const { values: opt } = parseArgs({
@@ -90,30 +90,36 @@ function count(root, n, tag) {
   });
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const results = new Map(roots.map((r) => [r.name, []]));
-const files = new Map();
-for (let run = 0; run < Number(opt.runs); run++) {
-  for (const r of roots) {
-    const [small, large] = await Promise.all([
-      count(r.root, BASE, `${r.name}.${run}.s`),
-      count(r.root, BASE + ALERTS, `${r.name}.${run}.l`),
-    ]);
-    const perAlert = (large.ir - small.ir) / ALERTS;
-    results.get(r.name).push(perAlert);
-    files.set(r.name, [small.file, large.file]);
-    console.log(`run ${run + 1} ${r.name} (${r.root}): ${Math.round(perAlert).toLocaleString("en")} instructions per new alert`);
+try {
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const results = new Map(roots.map((r) => [r.name, []]));
+  const files = new Map();
+  for (let run = 0; run < Number(opt.runs); run++) {
+    for (const r of roots) {
+      const [small, large] = await Promise.all([
+        count(r.root, BASE, `${r.name}.${run}.s`),
+        count(r.root, BASE + ALERTS, `${r.name}.${run}.l`),
+      ]);
+      const perAlert = (large.ir - small.ir) / ALERTS;
+      results.get(r.name).push(perAlert);
+      files.set(r.name, [small.file, large.file]);
+      console.log(
+        `run ${run + 1} ${r.name} (${r.root}): ${Math.round(perAlert).toLocaleString("en")} instructions per new alert`,
+      );
+    }
   }
+  const med = new Map([...results].map(([k, v]) => [k, median(v)]));
+  console.log(
+    `processing, ${ALERTS} new alerts after ${BASE}, ${opt.batch} per transaction, median of ${opt.runs}: ` +
+      roots.map((r) => `${r.name} ${Math.round(med.get(r.name)).toLocaleString("en")}`).join(", ") +
+      (opt.against ? `; this ÷ against ${(med.get("this") / med.get("against")).toFixed(3)}` : "") +
+      ` instructions per alert (node ${process.version})`,
+  );
+  if (Number(opt.top) > 0) for (const r of roots) await top(r.name, ...files.get(r.name));
+} finally {
+  // The callgrind files, also when valgrind failed.
+  rmSync(work, { recursive: true, force: true });
 }
-const med = new Map([...results].map(([k, v]) => [k, median(v)]));
-console.log(
-  `processing, ${ALERTS} new alerts after ${BASE}, ${opt.batch} per transaction, median of ${opt.runs}: ` +
-    roots.map((r) => `${r.name} ${Math.round(med.get(r.name)).toLocaleString("en")}`).join(", ") +
-    (opt.against ? `; this ÷ against ${(med.get("this") / med.get("against")).toFixed(3)}` : "") +
-    ` instructions per alert (node ${process.version})`,
-);
-if (Number(opt.top) > 0) for (const r of roots) await top(r.name, ...files.get(r.name));
-rmSync(work, { recursive: true, force: true });
 
 /** The functions whose self count grew most between the two processes, per alert. */
 async function top(name, small, large) {
@@ -145,25 +151,13 @@ async function top(name, small, large) {
 
 /** One counted process: `total` jobs built, the first `n` processed (`drops`: indexes dropped first). */
 async function child(n, total, batch, root, drops) {
-  const at = (path) => new URL(path, `file://${root}/`).href;
-  const { openSqlite } = await import(at("libs/store/dist/index.js"));
-  const { uuidV7 } = await import(at("libs/core/dist/index.js"));
-  const { createSqliteAlertsStores } = await import(at("alert-service/dist/store/alerts/sqlite-stores.js"));
-  const { processAlertJobs } = await import(at("alert-service/dist/domain/alerts/processing.js"));
-  const { createReactions } = await import(at("alert-service/dist/domain/alerts/reactions.js"));
-  const { stormJob } = await import(new URL("./storm-job.mjs", import.meta.url).href);
+  const { uuidV7 } = await import(pathToFileURL(join(root, "libs/core/dist/index.js")).href);
+  const { stormJob, openProcessing } = await import(new URL("./storm-job.mjs", import.meta.url).href);
   const jobs = Array.from({ length: total }, (_, i) => stormJob("new", i, uuidV7()));
   const dir = mkdtempSync(join(tmpdir(), "tocsin-instructions-db-"));
   try {
-    const db = openSqlite(join(dir, "alert.db"));
-    const stores = createSqliteAlertsStores(db);
+    const { db, deps, processAlertJobs } = await openProcessing(root, join(dir, "alert.db"));
     for (const index of drops) db.exec(`DROP INDEX ${index}`);
-    const deps = {
-      stores,
-      clock: { now: () => new Date() },
-      jobs: { enqueueIncident: async () => {}, enqueueFollowUps: async () => {} },
-      reactions: createReactions([], (p) => stores.incidents.settings(p), undefined),
-    };
     for (let i = 0; i < n; i += batch) {
       const { error } = await processAlertJobs(deps, jobs.slice(i, Math.min(n, i + batch)));
       if (error) throw error;

@@ -27,7 +27,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { stormJob } from "./storm-job.mjs";
+import { openProcessing, stormJob } from "./storm-job.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const { values: opt } = parseArgs({
@@ -48,16 +48,8 @@ if (!["v4", "v7"].includes(opt.ids)) throw new Error("--ids: v4 or v7");
 
 async function load(root) {
   const dist = (p) => pathToFileURL(join(root, "alert-service/dist", p)).href;
-  // The build's own opener (its pragmas), when the build has one.
-  const store = join(root, "libs/store/dist/index.js");
-  const { openSqlite } = await import(existsSync(store) ? pathToFileURL(store).href : "@tocsin/store");
   const { uuidV7 } = await import("@tocsin/core");
   newId = opt.ids === "v7" ? uuidV7 : randomUUID;
-  const { createSqliteAlertsStores } = await import(dist("store/alerts/sqlite-stores.js"));
-  const { processAlertJobs } = await import(dist("domain/alerts/processing.js"));
-  // Builds since issue 21 emit alert events into a Reactions dispatcher (here without reactors).
-  const reactions = join(root, "alert-service/dist/domain/alerts/reactions.js");
-  const { createReactions } = existsSync(reactions) ? await import(pathToFileURL(reactions).href) : {};
   const gateFile = join(root, "alert-service/dist/domain/silences/gate.js");
   const silences =
     Number(opt.silences) > 0 && existsSync(gateFile)
@@ -67,7 +59,7 @@ async function load(root) {
           ...(await import(dist("store/silences/sqlite-silence-store.js"))),
         }
       : undefined;
-  return { openSqlite, createSqliteAlertsStores, processAlertJobs, createReactions, silences };
+  return silences;
 }
 
 /** `n` active silences of project 1 (see the header), behind a gate, or undefined for none. */
@@ -145,22 +137,12 @@ async function runPhase(processAlertJobs, deps, jobs) {
 
 /** One round in this process: returns `{ phase: { cpuUs, wallUs, statements } , bytesPerAlert }`. */
 async function round(root) {
-  const { openSqlite, createSqliteAlertsStores, processAlertJobs, createReactions, silences } = await load(root);
+  const silences = await load(root);
   const dir = mkdtempSync(join(tmpdir(), "tocsin-sqlite-bench-"));
   try {
-    const db = openSqlite(join(dir, "alert.db"));
-    const stores = createSqliteAlertsStores(db);
-    const gate = await silenceGate(silences, db, stores, Number(opt.silences));
-    const deps = {
-      stores,
-      clock: { now: () => new Date() },
-      jobs: {
-        enqueueIncident: async () => {},
-        // No follow-ups with the default settings (no incident, no auto-resolve, no e-mail).
-        enqueueFollowUps: async () => {},
-      },
-      ...(createReactions ? { reactions: createReactions([], (projectId) => stores.incidents.settings(projectId), gate) } : {}),
-    };
+    const { db, deps, processAlertJobs } = await openProcessing(root, join(dir, "alert.db"), (db, stores) =>
+      silenceGate(silences, db, stores, Number(opt.silences)),
+    );
     // Warm-up (JIT, statement caches, first pages), thrown away.
     await runPhase(
       processAlertJobs,

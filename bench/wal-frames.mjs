@@ -11,10 +11,10 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { uuidV7 } from "@tocsin/core";
-import { openSqlite } from "@tocsin/store";
-import { stormJob } from "./storm-job.mjs";
+import { openProcessing, stormJob } from "./storm-job.mjs";
 
 const { values: opt } = parseArgs({
   options: {
@@ -24,23 +24,12 @@ const { values: opt } = parseArgs({
     sequential: { type: "boolean", default: false },
   },
 });
-const root = new URL("..", import.meta.url);
-const { createSqliteAlertsStores } = await import(new URL("alert-service/dist/store/alerts/sqlite-stores.js", root).href);
-const { processAlertJobs } = await import(new URL("alert-service/dist/domain/alerts/processing.js", root).href);
-const { createReactions } = await import(new URL("alert-service/dist/domain/alerts/reactions.js", root).href);
 const BATCH = Number(opt.batch);
 const N = Number(opt.alerts);
 
 const dir = mkdtempSync(join(tmpdir(), "tocsin-wal-frames-"));
 const file = join(dir, "alert.db");
-const db = openSqlite(file);
-const stores = createSqliteAlertsStores(db);
-const deps = {
-  stores,
-  clock: { now: () => new Date() },
-  jobs: { enqueueIncident: async () => {}, enqueueFollowUps: async () => {} },
-  reactions: createReactions([], (p) => stores.incidents.settings(p), undefined),
-};
+const { db, deps, processAlertJobs } = await openProcessing(fileURLToPath(new URL("..", import.meta.url)), file);
 
 /** The `i`-th new alert of a pass (bench/storm-job.mjs); `--sequential`: fingerprints in arrival order. */
 const jobOf = (tag, i) => stormJob(tag, i, uuidV7(), opt.sequential ? `${tag}-${String(i).padStart(10, "0")}` : undefined);
