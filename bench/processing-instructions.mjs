@@ -12,10 +12,12 @@
 //
 //   npm run build && node bench/processing-instructions.mjs [--alerts 16000] [--base 4000]
 //     [--batch 256] [--runs 1] [--against <root of another checkout, built>] [--top 30]
-//     [--drop-indexes a,b]
+//     [--drop-indexes a,b] [--channels]
 // --against: the same for that build, in the same run, and the ratio (this ÷ that).
 // --drop-indexes: those indexes of alert.db dropped before the alerts are processed: what each
 // B-tree costs a new alert (a measurement, not a setup: the alert list needs them).
+// --channels: with the channels reactor over the build's destination store (no destinations, as a
+// storm's project): what alert-service's processing pays for it. Without it, no reactor.
 // --top N: the N functions whose count grew most per alert (callgrind_annotate, self counts).
 // Each counted node runs with `--predictable` (V8 without its concurrent compiler and GC threads).
 // Needs valgrind (on every machine here). About a minute per pair of processes (valgrind runs node
@@ -39,12 +41,13 @@ const { values: opt } = parseArgs({
     root: { type: "string" },
     total: { type: "string" },
     "drop-indexes": { type: "string", default: "" },
+    channels: { type: "boolean", default: false },
   },
 });
 
 if (opt.child) {
   const drops = opt["drop-indexes"].split(",").filter(Boolean);
-  await child(Number(opt.child), Number(opt.total), Number(opt.batch), opt.root, drops);
+  await child(Number(opt.child), Number(opt.total), Number(opt.batch), opt.root, { drops, channels: opt.channels });
   process.exit(0);
 }
 
@@ -75,6 +78,7 @@ function count(root, n, tag) {
     root,
     "--drop-indexes",
     opt["drop-indexes"],
+    ...(opt.channels ? ["--channels"] : []),
   ];
   return new Promise((res, rej) => {
     const p = spawn("valgrind", args, { stdio: ["ignore", "ignore", "pipe"] });
@@ -110,7 +114,7 @@ try {
   }
   const med = new Map([...results].map(([k, v]) => [k, median(v)]));
   console.log(
-    `processing, ${ALERTS} new alerts after ${BASE}, ${opt.batch} per transaction, median of ${opt.runs}: ` +
+    `processing, ${ALERTS} new alerts after ${BASE}, ${opt.batch} per transaction${opt.channels ? ", with the channels reactor" : ""}, median of ${opt.runs}: ` +
       roots.map((r) => `${r.name} ${Math.round(med.get(r.name)).toLocaleString("en")}`).join(", ") +
       (opt.against ? `; this ÷ against ${(med.get("this") / med.get("against")).toFixed(3)}` : "") +
       ` instructions per alert (node ${process.version})`,
@@ -149,14 +153,14 @@ async function top(name, small, large) {
     console.log(`${Math.round(n).toLocaleString("en").padStart(9)}  ${fn}`);
 }
 
-/** One counted process: `total` jobs built, the first `n` processed (`drops`: indexes dropped first). */
-async function child(n, total, batch, root, drops) {
+/** One counted process: `total` jobs built, the first `n` processed (`drops`: indexes dropped first; `channels`: its reactor). */
+async function child(n, total, batch, root, { drops, channels }) {
   const { uuidV7 } = await import(pathToFileURL(join(root, "libs/core/dist/index.js")).href);
   const { stormJob, openProcessing } = await import(new URL("./storm-job.mjs", import.meta.url).href);
   const jobs = Array.from({ length: total }, (_, i) => stormJob("new", i, uuidV7()));
   const dir = mkdtempSync(join(tmpdir(), "tocsin-instructions-db-"));
   try {
-    const { db, deps, processAlertJobs } = await openProcessing(root, join(dir, "alert.db"));
+    const { db, deps, processAlertJobs } = await openProcessing(root, join(dir, "alert.db"), { channels });
     for (const index of drops) db.exec(`DROP INDEX ${index}`);
     for (let i = 0; i < n; i += batch) {
       const { error } = await processAlertJobs(deps, jobs.slice(i, Math.min(n, i + batch)));

@@ -140,9 +140,9 @@ async function round(root) {
   const silences = await load(root);
   const dir = mkdtempSync(join(tmpdir(), "tocsin-sqlite-bench-"));
   try {
-    const { db, deps, processAlertJobs } = await openProcessing(root, join(dir, "alert.db"), (db, stores) =>
-      silenceGate(silences, db, stores, Number(opt.silences)),
-    );
+    const { db, deps, processAlertJobs } = await openProcessing(root, join(dir, "alert.db"), {
+      gateOf: (db, stores) => silenceGate(silences, db, stores, Number(opt.silences)),
+    });
     // Warm-up (JIT, statement caches, first pages), thrown away.
     await runPhase(
       processAlertJobs,

@@ -41,11 +41,13 @@ export function stormJob(tag, i, id, fingerprint) {
 /**
  * Processing on a SQLite `alert.db` at `file`, from the build at `root` (a checkout's directory):
  * the build's own opener and stores, `processAlertJobs`, and its deps without a queue (no incident
- * or follow-up jobs, which the storm's default settings never make) and without reactors. `gateOf`:
- * makes a silences gate for the reactions on the opened database, when the bench wants one. Builds older than issue 21 have no
- * reactions; their deps go without.
+ * or follow-up jobs, which the storm's default settings never make). Options: `gateOf` makes a
+ * silences gate for the reactions on the opened database; `channels` adds the channels reactor
+ * over the build's destination store in the same file (a project without destinations, as a
+ * storm's: what processing pays for the reactor's reads), its jobs dropped. Without them, no
+ * reactor. Builds older than issue 21 have no reactions; their deps go without.
  */
-export async function openProcessing(root, file, gateOf) {
+export async function openProcessing(root, file, { gateOf, channels = false } = {}) {
   const at = (path) => pathToFileURL(join(root, path)).href;
   const store = join(root, "libs/store/dist/index.js");
   const { openSqlite } = await import(existsSync(store) ? pathToFileURL(store).href : "@tocsin/store");
@@ -56,11 +58,22 @@ export async function openProcessing(root, file, gateOf) {
   const db = openSqlite(file);
   const stores = createSqliteAlertsStores(db);
   const gate = gateOf ? await gateOf(db, stores) : undefined;
+  const reactors = [];
+  if (channels) {
+    const { channelsReactor } = await import(at("alert-service/dist/domain/channels/reactor.js"));
+    const { createSqliteDestinationStore } = await import(at("alert-service/dist/store/channels/sqlite-destination-store.js"));
+    const drop = async () => undefined;
+    reactors.push(
+      channelsReactor({ destinations: createSqliteDestinationStore(db), jobs: { enqueue: drop, enqueueLater: drop } }),
+    );
+  }
   const deps = {
     stores,
     clock: { now: () => new Date() },
     jobs: { enqueueIncident: async () => {}, enqueueFollowUps: async () => {} },
-    ...(createReactions ? { reactions: createReactions([], (projectId) => stores.incidents.settings(projectId), gate) } : {}),
+    ...(createReactions
+      ? { reactions: createReactions(reactors, (projectId) => stores.incidents.settings(projectId), gate) }
+      : {}),
   };
   return { db, stores, deps, processAlertJobs };
 }

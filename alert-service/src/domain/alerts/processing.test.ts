@@ -2,6 +2,9 @@ import { openSqlite } from "@tocsin/store";
 import { FakeClock } from "@tocsin/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSqliteAlertsStores } from "../../store/alerts/sqlite-stores.js";
+import { createSqliteDestinationStore } from "../../store/channels/sqlite-destination-store.js";
+import type { DeliveryJob } from "../channels/ports.js";
+import { channelsReactor } from "../channels/reactor.js";
 import type { AlertJobs, AlertsStores, ProcessAlertJob } from "./ports.js";
 import { type ProcessingDeps, processAlertJobs } from "./processing.js";
 import { createReactions } from "./reactions.js";
@@ -170,4 +173,62 @@ describe("processAlertJobs", () => {
       expect(new Set(incidents.map((j) => j.alertId)).size).toBe(projectId === QUIET ? 0 : 1);
     },
   );
+  it("the channels reactor reads a project's destinations once per batch, and each new alert gets its delivery", async () => {
+    const db = openSqlite(":memory:");
+    const destinations = createSqliteDestinationStore(db);
+    const hook = await destinations.insert({
+      projectId: QUIET,
+      kind: "hook",
+      url: "https://receiver.example.com/hook",
+      token: null,
+      signingSecret: null,
+      username: "",
+      channel: "",
+      alertChannel: "",
+      incidentChannel: "",
+      alertEvents: true,
+      incidentEvents: false,
+      enableSslVerification: true,
+      signing: false,
+      createdAt: clock.now(),
+    });
+    const reads: number[] = [];
+    const delivered: DeliveryJob[] = [];
+    const reactor = channelsReactor({
+      destinations: {
+        list: (projectId, kind) => {
+          reads.push(projectId);
+          return destinations.list(projectId, kind);
+        },
+      },
+      jobs: {
+        enqueue: async (jobs) => {
+          delivered.push(...jobs);
+        },
+        enqueueLater: async () => undefined,
+      },
+    });
+    deps = { ...deps, reactions: createReactions([reactor], (projectId) => stores.incidents.settings(projectId)) };
+    const batch = (n: number) =>
+      processAlertJobs(deps, [
+        alertJob(`r${n}a`, { fingerprint: `a${n}` }),
+        alertJob(`r${n}b`, { fingerprint: `b${n}`, projectId: WITH_INCIDENTS }),
+        alertJob(`r${n}c`, { fingerprint: `c${n}` }),
+        alertJob(`r${n}d`, { fingerprint: `a${n}`, endedAt: "2026-11-21T10:00:00Z" }),
+      ]);
+    expect((await batch(1)).error).toBeUndefined();
+    expect(reads.sort()).toEqual([QUIET, WITH_INCIDENTS]);
+    // Triggered a1 and c1, resolved a1: one delivery each, to the hook.
+    expect(delivered.map((j) => [j.eventType, j.destinationId])).toEqual([
+      ["alert.triggered", hook.id],
+      ["alert.triggered", hook.id],
+      ["alert.resolved", hook.id],
+    ]);
+    // A destination disabled between batches is read as such by the next one.
+    await destinations.update(QUIET, hook.id, { disabled: true, at: clock.now() });
+    expect((await batch(2)).error).toBeUndefined();
+    expect(reads.sort()).toEqual([QUIET, QUIET, WITH_INCIDENTS, WITH_INCIDENTS]);
+    expect(delivered).toHaveLength(3);
+    db.close();
+  });
 });

@@ -9,7 +9,7 @@ import {
   type IncidentJob,
   type ProcessAlertJob,
 } from "./ports.js";
-import { type AlertEventKind, alertEvent, type Claim, type Reactions } from "./reactions.js";
+import { type AlertEventKind, alertEvent, type Claim, type ReactionContext, type Reactions } from "./reactions.js";
 
 export interface ProcessingDeps {
   stores: AlertsStores;
@@ -110,6 +110,19 @@ function settingsOnce(deps: ProcessingDeps): SettingsOf {
   };
 }
 
+/** The reactors' reads shared by a batch's events (`ReactionContext.once`): each key read once per batch. */
+function readsOnce(): NonNullable<ReactionContext["once"]> {
+  const read = new Map<string, Promise<unknown>>();
+  return <T>(key: string, load: () => Promise<T>) => {
+    let value = read.get(key) as Promise<T> | undefined;
+    if (!value) {
+      value = load();
+      read.set(key, value);
+    }
+    return value;
+  };
+}
+
 /** The activity notes of a new alert, written with it (one write, and never missing after a crash). */
 function creationNotes(job: ProcessAlertJob, status: "triggered" | "resolved") {
   const op = job.jobId;
@@ -140,10 +153,11 @@ async function followUp(
   deps: ProcessingDeps,
   job: ProcessAlertJob,
   step: Step,
-  settingsOf: SettingsOf,
+  batch: { settingsOf: SettingsOf; once: NonNullable<ReactionContext["once"]> },
   at: Date,
   out: FollowUps,
 ) {
+  const { settingsOf, once } = batch;
   const { alerts } = deps.stores;
   const { alert, action } = step;
   const source = job.alert.source;
@@ -175,7 +189,7 @@ async function followUp(
       at,
       by: "processing",
     });
-    out.claims.push(...(await deps.reactions.claim(event, { settings: () => settingsOf(job.projectId), alert })));
+    out.claims.push(...(await deps.reactions.claim(event, { settings: () => settingsOf(job.projectId), alert, once })));
   }
 }
 
@@ -199,7 +213,7 @@ export interface BatchResult {
  * complete, it and the ones after it are left to the queue (retry, in order).
  */
 export async function processAlertJobs(deps: ProcessingDeps, jobs: ProcessAlertJob[], logger?: Logger): Promise<BatchResult> {
-  const settingsOf = settingsOnce(deps);
+  const reads = { settingsOf: settingsOnce(deps), once: readsOnce() };
   const done: Array<{ job: ProcessAlertJob; outcome: AlertOutcome; recorded: boolean }> = [];
   const todo: FollowUps = { incidents: [], autoResolves: [], claims: [] };
   let error: unknown;
@@ -215,7 +229,7 @@ export async function processAlertJobs(deps: ProcessingDeps, jobs: ProcessAlertJ
         }
         const step = await applyAlert(deps, job, start.firstRun, now);
         const mine: FollowUps = { incidents: [], autoResolves: [], claims: [] };
-        await followUp(deps, job, step, settingsOf, now, mine);
+        await followUp(deps, job, step, reads, now, mine);
         const outcome = toOutcome(step.alert, step.action);
         if (mine.incidents.length + mine.autoResolves.length + mine.claims.length === 0) {
           // Nothing left to enqueue: the outcome commits with the change (one commit, not two).

@@ -57,10 +57,16 @@ export function statusEventKind(status: AlertStatus): AlertEventKind {
 }
 
 /** What a reactor may read about the event's project without a store of its own (read once per batch). */
-interface ReactionContext {
+export interface ReactionContext {
   settings(): Promise<AlertSettings>;
   /** The alert as the emitting path just wrote it, when it has it (else the gate reads it). */
   alert?: Alert;
+  /**
+   * A read shared by the events of one batch (processing's): `read` runs for the first event
+   * that asks for `key`, later ones get its answer. The key names the reactor and what it read
+   * (`channels:<projectId>`). Absent for a path that emits one event: the reactor reads itself.
+   */
+  once?<T>(key: string, read: () => Promise<T>): Promise<T>;
 }
 
 /** Events that are never held back: recoveries always pass (PRODUCT.md section 13). */

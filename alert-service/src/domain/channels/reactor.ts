@@ -1,4 +1,4 @@
-import type { AlertEvent, AlertEventKind, Reactor } from "../alerts/reactions.js";
+import type { AlertEvent, AlertEventKind, ReactionContext, Reactor } from "../alerts/reactions.js";
 import type { DeliveryJob, DeliveryJobs, DestinationStore } from "./ports.js";
 import type { DestinationRecord } from "./types.js";
 
@@ -32,9 +32,12 @@ export function channelsReactor(deps: {
 }): Reactor<DeliveryJob[]> {
   return {
     name: "channels",
-    async claim(event: AlertEvent) {
+    async claim(event: AlertEvent, context: ReactionContext) {
       if (!SWITCH[event.kind]) return undefined;
-      const targets = (await deps.destinations.list(event.projectId)).filter((d) => wants(d, event.kind));
+      // A batch's events of one project share one read of its destinations.
+      const read = () => deps.destinations.list(event.projectId);
+      const all = await (context.once ? context.once(`channels:${event.projectId}`, read) : read());
+      const targets = all.filter((d) => wants(d, event.kind));
       if (!targets.length) return undefined;
       return targets.map((d) => ({
         requestId: event.requestId,
