@@ -162,23 +162,24 @@ async function followUp(
   const { alert, action } = step;
   const source = job.alert.source;
   const op = job.jobId;
-  const lane = {
+  // The alert's lane, for the jobs it asks for (built only for one: most new alerts ask for none).
+  const lane = () => ({
     requestId: job.requestId,
     projectId: job.projectId,
     alertId: alert.id,
     laneKey: alertLaneKey(alert),
-  };
+  });
   if ((action === "created" || action === "incremented") && job.autoResolveMinutes && alert.status === "triggered") {
     const minutes = job.autoResolveMinutes;
     const delayMs = minutes * (deps.autoResolveMinuteMs ?? 60_000);
-    out.autoResolves.push({ job: { ...lane, events: alert.events, minutes }, delayMs });
+    out.autoResolves.push({ job: { ...lane(), events: alert.events, minutes }, delayMs });
   }
   if (action === "created") {
-    if ((await settingsOf(job.projectId)).createIncident) out.incidents.push({ kind: "open", ...lane });
+    if ((await settingsOf(job.projectId)).createIncident) out.incidents.push({ kind: "open", ...lane() });
   } else if (action === "resolved") {
     await alerts.addActivity(alert.id, `${op}:recovery`, `logged a recovery alert from **${source}**`, at);
     await alerts.addActivity(alert.id, `${op}:status`, statusNote("resolved"), at);
-    if ((await settingsOf(job.projectId)).autoCloseIncident) out.incidents.push({ kind: "close", ...lane });
+    if ((await settingsOf(job.projectId)).autoCloseIncident) out.incidents.push({ kind: "close", ...lane() });
   }
   const kind = eventKindOf(action);
   if (kind) {
@@ -189,7 +190,8 @@ async function followUp(
       at,
       by: "processing",
     });
-    out.claims.push(...(await deps.reactions.claim(event, { settings: () => settingsOf(job.projectId), alert, once })));
+    const claims = await deps.reactions.claim(event, { settings: () => settingsOf(job.projectId), alert, once });
+    if (claims.length) out.claims.push(...claims);
   }
 }
 
