@@ -2,6 +2,7 @@ import { openSqlite } from "@tocsin/store";
 import { FakeClock } from "@tocsin/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSqliteAlertsStores } from "../../store/alerts/sqlite-stores.js";
+import { destination } from "../../store/channels/contract.js";
 import { createSqliteDestinationStore } from "../../store/channels/sqlite-destination-store.js";
 import type { DeliveryJob } from "../channels/ports.js";
 import { channelsReactor } from "../channels/reactor.js";
@@ -176,22 +177,7 @@ describe("processAlertJobs", () => {
   it("the channels reactor reads a project's destinations once per batch, and each new alert gets its delivery", async () => {
     const db = openSqlite(":memory:");
     const destinations = createSqliteDestinationStore(db);
-    const hook = await destinations.insert({
-      projectId: QUIET,
-      kind: "hook",
-      url: "https://receiver.example.com/hook",
-      token: null,
-      signingSecret: null,
-      username: "",
-      channel: "",
-      alertChannel: "",
-      incidentChannel: "",
-      alertEvents: true,
-      incidentEvents: false,
-      enableSslVerification: true,
-      signing: false,
-      createdAt: clock.now(),
-    });
+    const hook = await destinations.insert(destination(QUIET, "hook"));
     const reads: number[] = [];
     const delivered: DeliveryJob[] = [];
     const reactor = channelsReactor({
