@@ -99,21 +99,18 @@ const SETTINGS_MAX_AGE_MS = 5_000;
 type SettingsOf = (projectId: number) => Promise<AlertSettings>;
 
 function settingsOnce(deps: ProcessingDeps): SettingsOf {
-  const read = new Map<number, Promise<AlertSettings>>();
-  return (projectId) => {
-    let settings = read.get(projectId);
-    if (!settings) {
-      settings = deps.stores.incidents.settings(projectId, SETTINGS_MAX_AGE_MS);
-      read.set(projectId, settings);
-    }
-    return settings;
-  };
+  const once = readsOnce<number>();
+  return (projectId) => once(projectId, () => deps.stores.incidents.settings(projectId, SETTINGS_MAX_AGE_MS));
 }
 
-/** The reactors' reads shared by a batch's events (`ReactionContext.once`): each key read once per batch. */
-function readsOnce(): NonNullable<ReactionContext["once"]> {
-  const read = new Map<string, Promise<unknown>>();
-  return <T>(key: string, load: () => Promise<T>) => {
+/**
+ * Reads made at most once per batch, by key: the settings of each project, and the reactors'
+ * reads shared by a batch's events (`ReactionContext.once`). A failed read fails every use of it
+ * in the batch; the batch's re-run reads afresh.
+ */
+function readsOnce<K>(): <T>(key: K, load: () => Promise<T>) => Promise<T> {
+  const read = new Map<K, Promise<unknown>>();
+  return <T>(key: K, load: () => Promise<T>) => {
     let value = read.get(key) as Promise<T> | undefined;
     if (!value) {
       value = load();
@@ -215,7 +212,7 @@ export interface BatchResult {
  * complete, it and the ones after it are left to the queue (retry, in order).
  */
 export async function processAlertJobs(deps: ProcessingDeps, jobs: ProcessAlertJob[], logger?: Logger): Promise<BatchResult> {
-  const reads = { settingsOf: settingsOnce(deps), once: readsOnce() };
+  const reads = { settingsOf: settingsOnce(deps), once: readsOnce<string>() };
   const done: Array<{ job: ProcessAlertJob; outcome: AlertOutcome; recorded: boolean }> = [];
   const todo: FollowUps = { incidents: [], autoResolves: [], claims: [] };
   let error: unknown;
