@@ -2,7 +2,7 @@
 // service (`node <service>/dist/main.js`, as `npm start` does), on free loopback ports, with a
 // private `redis-server` for BullMQ (so the shared Redis of the tests is never touched) and
 // SQLite stores in a temporary DATA_DIR. Also reads each process's RSS and CPU time from /proc.
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { createServer, Socket } from "node:net";
 import { tmpdir } from "node:os";
@@ -142,6 +142,24 @@ export function machineCpu() {
   const total = v.reduce((a, b) => a + b, 0) / CLK_TCK;
   const idle = (v[3] + (v[4] ?? 0)) / CLK_TCK; // idle + iowait
   return { busy: total - idle, total };
+}
+
+/**
+ * A fresh PostgreSQL database on the server of `serverUrl` (postgres://user@host:port/), for
+ * FerretDB's PostgreSQL backend; resolves to its URL, `idIndexes(schema)` (scripts/
+ * ferretdb-postgres-id-indexes.sql on the FerretDB database `schema`) and `drop()`.
+ */
+export function freshPostgres(serverUrl, prefix = "tocsin_bench") {
+  const base = serverUrl.replace(/\/[^/]*$/, "/");
+  const name = `${prefix}_${Date.now().toString(36)}`;
+  const psql = (...args) => execFileSync("psql", ["-q", "-v", "ON_ERROR_STOP=1", ...args], { stdio: "pipe" });
+  psql(`${base}postgres`, "-c", `CREATE DATABASE ${name}`);
+  const url = `${base}${name}`;
+  return {
+    url,
+    idIndexes: (schema) => psql(url, "-v", `schema=${schema}`, "-f", join(ROOT, "scripts", "ferretdb-postgres-id-indexes.sql")),
+    drop: () => psql(`${base}postgres`, "-c", `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  };
 }
 
 /**

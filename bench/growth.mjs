@@ -2,7 +2,7 @@
 // Cost as the store grows (issue 25 items 4 and 5): the real alert stores and the real processing
 // use-case (`processAlertJobs`), no queue, gRPC or HTTP, on the embedded store (SQLite, a
 // temporary DATA_DIR, opened as alert-service opens it) and in MongoDB mode (a private FerretDB
-// 1.24 on its SQLite backend, as in the tests). Per mode:
+// 1.24 on its SQLite backend, as in the tests, or with `--ferret postgresql` on PostgreSQL). Per mode:
 //
 //   1. a sample at the start (after `--sample` alerts): `intake` = `--sample` new alerts (own
 //      fingerprint each); `mixed` = `--sample` jobs of which half are new alerts and half are
@@ -36,6 +36,10 @@
 //          --fingerprints random|ordered: embedded and MongoDB, SHA-1 fingerprints as monitors send
 //          them (default), or keys in the order they are first seen (an experiment: what the
 //          random keys of the fingerprint index cost as the store grows)
+//          --ferret sqlite|postgresql: MongoDB mode, FerretDB's backend (sqlite unless said; postgresql
+//          on a fresh database of --postgres-url's server, postgres://postgres@127.0.0.1:5432/,
+//          dropped at the end)  --id-indexes: with postgresql, scripts/ferretdb-postgres-id-indexes.sql
+//          after the warm-up (GIN indexes that serve FerretDB's `find` by `_id`)
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -43,7 +47,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { MongoClient } from "mongodb";
-import { ROOT, startBaselineProcess, startFerretDb } from "./alert-system.mjs";
+import { freshPostgres, ROOT, startBaselineProcess, startFerretDb } from "./alert-system.mjs";
 import { startAlertmanager } from "./storm/alertmanager.mjs";
 
 const { values: opt } = parseArgs({
@@ -65,11 +69,18 @@ const { values: opt } = parseArgs({
     batch: { type: "string", default: "64" },
     wal: { type: "string", default: "elsewhere" },
     fingerprints: { type: "string", default: "random" },
+    ferret: { type: "string", default: "sqlite" },
+    "postgres-url": { type: "string", default: "postgres://postgres@127.0.0.1:5432/" },
+    "id-indexes": { type: "boolean", default: false },
   },
 });
 // Checked before any server starts (embedded: who checkpoints alert.db's WAL).
 if (!["here", "elsewhere"].includes(opt.wal)) throw new Error("--wal is elsewhere or here");
 if (!["random", "ordered"].includes(opt.fingerprints)) throw new Error("--fingerprints is random or ordered");
+if (!["sqlite", "postgresql"].includes(opt.ferret)) throw new Error("--ferret is sqlite or postgresql");
+if (opt["id-indexes"] && (opt.ferret !== "postgresql" || opt["mongo-url"])) {
+  throw new Error("--id-indexes needs --ferret postgresql (a FerretDB this run starts)");
+}
 const SAMPLE = Number(opt.sample);
 const BATCH = Number(opt.batch);
 const log = (...a) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...a);
@@ -152,6 +163,7 @@ async function run(deps, jobs, concurrency) {
   return { rate: jobs.length / s, cpuMsPerJob: (cpu.user + cpu.system) / 1000 / jobs.length };
 }
 
+const DB_NAME = "tocsin_growth";
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function listFirstPage(stores) {
@@ -244,23 +256,43 @@ async function openMode(mode) {
       },
     };
   }
-  const ferret = opt["mongo-url"] ? { url: opt["mongo-url"], stop: async () => {} } : await startFerretDb();
-  const client = await new MongoClient(ferret.url, { monitorCommands: opt.profile }).connect();
-  const started = new Map();
-  client.on("commandStarted", (e) => started.set(e.requestId, `${e.commandName} ${e.command[e.commandName]}`));
-  client.on("commandSucceeded", (e) => {
-    const key = started.get(e.requestId);
-    started.delete(e.requestId);
-    if (key) profile.set(key, (profile.get(key) ?? 0) + e.duration);
-  });
-  const stores = await createMongoAlertsStores(client.db("tocsin_growth"));
-  return {
-    stores,
-    concurrency: Number(opt.concurrency),
-    target: Number(opt.mongo),
-    close: async () => {
+  const pg = !opt["mongo-url"] && opt.ferret === "postgresql" ? freshPostgres(opt["postgres-url"], "tocsin_growth") : undefined;
+  const connect = async () => {
+    const ferret = opt["mongo-url"]
+      ? { url: opt["mongo-url"], stop: async () => {} }
+      : await startFerretDb({ handler: opt.ferret, postgresUrl: pg?.url });
+    const client = await new MongoClient(ferret.url, { monitorCommands: opt.profile }).connect();
+    const started = new Map();
+    client.on("commandStarted", (e) => started.set(e.requestId, `${e.commandName} ${e.command[e.commandName]}`));
+    client.on("commandSucceeded", (e) => {
+      const key = started.get(e.requestId);
+      started.delete(e.requestId);
+      if (key) profile.set(key, (profile.get(key) ?? 0) + e.duration);
+    });
+    const stores = await createMongoAlertsStores(client.db(DB_NAME));
+    const close = async () => {
       await client.close();
       await ferret.stop();
+    };
+    return { stores, close };
+  };
+  let conn = await connect();
+  return {
+    stores: conn.stores,
+    concurrency: Number(opt.concurrency),
+    target: Number(opt.mongo),
+    // With --id-indexes, once the warm-up has created every collection of the hot path: the
+    // script, then FerretDB restarted on the same database (as the script's header asks).
+    afterWarmUp: async () => {
+      if (!opt["id-indexes"]) return undefined;
+      pg.idIndexes(DB_NAME);
+      await conn.close();
+      conn = await connect();
+      return conn.stores;
+    },
+    close: async () => {
+      await conn.close();
+      pg?.drop();
     },
   };
 }
@@ -268,12 +300,13 @@ async function openMode(mode) {
 async function runMode(mode, refs) {
   const m = await openMode(mode);
   try {
-    const deps = {
-      stores: m.stores,
+    const depsOf = (stores) => ({
+      stores,
       clock: { now: () => new Date() },
       jobs: { enqueueIncident: async () => {}, enqueueFollowUps: async () => {} },
-      reactions: createReactions([], (projectId) => m.stores.incidents.settings(projectId)),
-    };
+      reactions: createReactions([], (projectId) => stores.incidents.settings(projectId)),
+    });
+    let deps = depsOf(m.stores);
     const refStart = await references(refs);
     if (opt["sample-only"]) {
       const only = await sample(deps, m.stores, `only${Date.now()}`, m.concurrency, opt["sample-only"].split(","));
@@ -281,6 +314,12 @@ async function runMode(mode, refs) {
       return { mode, only, refStart };
     }
     await run(deps, newJobs("warm", SAMPLE), m.concurrency);
+    await run(deps, mixedJobs("warm", BATCH * m.concurrency), m.concurrency);
+    const restarted = await m.afterWarmUp?.();
+    if (restarted) {
+      m.stores = restarted;
+      deps = depsOf(restarted);
+    }
     const start = await sample(deps, m.stores, "start", m.concurrency);
     log(mode, "start", JSON.stringify(start), JSON.stringify(refStart));
     const grow = [];

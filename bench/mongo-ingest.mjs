@@ -23,7 +23,7 @@ import { parseArgs } from "node:util";
 import { createClient } from "@tocsin/grpc";
 import { alertV1 } from "@tocsin/proto";
 import { seed, smoke } from "./alert-seed.mjs";
-import { cpuSeconds, machineCpu, ROOT, sleep, startFerretDb, startSystem } from "./alert-system.mjs";
+import { cpuSeconds, freshPostgres, machineCpu, ROOT, sleep, startFerretDb, startSystem } from "./alert-system.mjs";
 
 const { values: opt } = parseArgs({
   options: {
@@ -94,19 +94,15 @@ async function processedCount(grpc) {
   return { processed: s.processed, failed: s.failed };
 }
 
-/** A fresh PostgreSQL database on the server of `--postgres-url`; resolves to its URL and a drop(). */
-function freshPostgres() {
+/** A fresh PostgreSQL database on the server of `--postgres-url`. */
+function pgOfOpts() {
   const server = opt["postgres-url"];
   if (!server) throw new Error("--modes mongo-pg needs --postgres-url postgres://user@host:port/");
-  const base = server.replace(/\/[^/]*$/, "/");
-  const name = `tocsin_bench_${Date.now().toString(36)}`;
-  const psql = (sql) => execFileSync("psql", [`${base}postgres`, "-qc", sql], { stdio: "pipe" });
-  psql(`CREATE DATABASE ${name}`);
-  return { url: `${base}${name}`, drop: () => psql(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  return freshPostgres(server);
 }
 
 async function runMode(mode) {
-  const pg = mode === "mongo-pg" ? freshPostgres() : undefined;
+  const pg = mode === "mongo-pg" ? pgOfOpts() : undefined;
   const fdb =
     mode === "embedded" ? undefined : await startFerretDb({ handler: pg ? "postgresql" : "sqlite", postgresUrl: pg?.url });
   const prof = opt["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${join(opt["cpu-prof"], mode)}`] : [];

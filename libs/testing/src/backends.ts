@@ -95,15 +95,26 @@ function findFerretDb(repoRoot: string): string | undefined {
  */
 export async function startMongo(repoRoot: string): Promise<Backend | undefined> {
   if (process.env.MONGO_URL_TEST) return { url: process.env.MONGO_URL_TEST, origin: "existing", stop: async () => {} };
+  return startFerretDb(repoRoot);
+}
+
+/**
+ * FerretDB (telemetry off) on a free loopback port, on its SQLite backend (files in a temporary
+ * folder) or, given `postgresUrl` (a database's URL), on PostgreSQL. Undefined when no binary is
+ * found.
+ */
+export async function startFerretDb(repoRoot: string, postgresUrl?: string): Promise<Backend | undefined> {
   const bin = findFerretDb(repoRoot);
   if (!bin) return undefined;
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "tocsin-ferretdb-"));
+  const backend = postgresUrl
+    ? ["--handler=postgresql", `--postgresql-url=${postgresUrl}`]
+    : ["--handler=sqlite", `--sqlite-url=file:${dir}/`];
   const child = spawn(
     bin,
     [
-      "--handler=sqlite",
-      `--sqlite-url=file:${dir}/`,
+      ...backend,
       `--listen-addr=127.0.0.1:${port}`,
       "--telemetry=disable",
       `--state-dir=${dir}`,

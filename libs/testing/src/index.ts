@@ -1,6 +1,7 @@
 export * from "./backends.js";
 export * from "./capture-logger.js";
 export * from "./fake-clock.js";
+export * from "./postgres.js";
 export * from "./prng.js";
 export * from "./rejection.js";
 export * from "./stub-services.js";
