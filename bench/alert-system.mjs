@@ -164,16 +164,18 @@ export function freshPostgres(serverUrl, prefix = "tocsin_bench") {
 
 /**
  * Starts FerretDB (`FERRETDB_BIN`, else the repo's `.tmp/bin/ferretdb`) on free loopback ports:
- * `handler` "sqlite" (files in a temporary folder) or "postgresql" (`postgresUrl`). Resolves to
- * `{ url, metricsUrl, stop() }`; `metricsUrl` serves its Prometheus counters.
+ * `handler` "sqlite" (its database files in `sqliteDir`, else in its temporary folder) or
+ * "postgresql" (`postgresUrl`). Resolves to `{ url, metricsUrl, files, stop() }`; `metricsUrl`
+ * serves its Prometheus counters, `files` is the SQLite backend's folder (`<database>.sqlite`).
  */
-export async function startFerretDb({ handler = "sqlite", postgresUrl } = {}) {
+export async function startFerretDb({ handler = "sqlite", postgresUrl, sqliteDir } = {}) {
   const [port, debugPort] = await Promise.all([freePort(), freePort()]);
   const dir = mkdtempSync(join(tmpdir(), "tocsin-bench-ferretdb-"));
+  const files = sqliteDir ?? dir;
   const backend =
     handler === "postgresql"
       ? ["--handler=postgresql", `--postgresql-url=${postgresUrl}`]
-      : ["--handler=sqlite", `--sqlite-url=file:${dir}/`];
+      : ["--handler=sqlite", `--sqlite-url=file:${files}/`];
   const args = [
     ...backend,
     `--listen-addr=127.0.0.1:${port}`,
@@ -189,6 +191,7 @@ export async function startFerretDb({ handler = "sqlite", postgresUrl } = {}) {
     url: `mongodb://127.0.0.1:${port}/`,
     metricsUrl: `http://127.0.0.1:${debugPort}/debug/metrics`,
     pid: proc.pid,
+    files,
     stop: async () => {
       await stopProc(proc);
       rmSync(dir, { recursive: true, force: true });

@@ -38,8 +38,10 @@
 //          random keys of the fingerprint index cost as the store grows)
 //          --ferret sqlite|postgresql: MongoDB mode, FerretDB's backend (sqlite unless said; postgresql
 //          on a fresh database of --postgres-url's server, postgres://postgres@127.0.0.1:5432/,
-//          dropped at the end)  --id-indexes: with postgresql, scripts/ferretdb-postgres-id-indexes.sql
-//          after the warm-up (GIN indexes that serve FerretDB's `find` by `_id`)
+//          dropped at the end)  --id-indexes: after the warm-up, scripts/ferretdb-postgres-id-indexes.sql
+//          or scripts/ferretdb-sqlite-id-indexes.mjs (indexes that serve FerretDB's reads by `_id`),
+//          then FerretDB restarted on the same data
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -78,9 +80,7 @@ const { values: opt } = parseArgs({
 if (!["here", "elsewhere"].includes(opt.wal)) throw new Error("--wal is elsewhere or here");
 if (!["random", "ordered"].includes(opt.fingerprints)) throw new Error("--fingerprints is random or ordered");
 if (!["sqlite", "postgresql"].includes(opt.ferret)) throw new Error("--ferret is sqlite or postgresql");
-if (opt["id-indexes"] && (opt.ferret !== "postgresql" || opt["mongo-url"])) {
-  throw new Error("--id-indexes needs --ferret postgresql (a FerretDB this run starts)");
-}
+if (opt["id-indexes"] && opt["mongo-url"]) throw new Error("--id-indexes needs a FerretDB this run starts (no --mongo-url)");
 const SAMPLE = Number(opt.sample);
 const BATCH = Number(opt.batch);
 const log = (...a) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...a);
@@ -257,10 +257,12 @@ async function openMode(mode) {
     };
   }
   const pg = !opt["mongo-url"] && opt.ferret === "postgresql" ? freshPostgres(opt["postgres-url"], "tocsin_growth") : undefined;
+  // FerretDB/SQLite's database files, kept across the restart after --id-indexes.
+  const files = !opt["mongo-url"] && opt.ferret === "sqlite" ? mkdtempSync(join(tmpdir(), "tocsin-growth-ferretdb-")) : undefined;
   const connect = async () => {
     const ferret = opt["mongo-url"]
       ? { url: opt["mongo-url"], stop: async () => {} }
-      : await startFerretDb({ handler: opt.ferret, postgresUrl: pg?.url });
+      : await startFerretDb({ handler: opt.ferret, postgresUrl: pg?.url, sqliteDir: files });
     const client = await new MongoClient(ferret.url, { monitorCommands: opt.profile }).connect();
     const started = new Map();
     client.on("commandStarted", (e) => started.set(e.requestId, `${e.commandName} ${e.command[e.commandName]}`));
@@ -285,7 +287,12 @@ async function openMode(mode) {
     // script, then FerretDB restarted on the same database (as the script's header asks).
     afterWarmUp: async () => {
       if (!opt["id-indexes"]) return undefined;
-      pg.idIndexes(DB_NAME);
+      if (pg) pg.idIndexes(DB_NAME);
+      else
+        execFileSync(process.execPath, [
+          join(ROOT, "scripts", "ferretdb-sqlite-id-indexes.mjs"),
+          join(files, `${DB_NAME}.sqlite`),
+        ]);
       await conn.close();
       conn = await connect();
       return conn.stores;
@@ -293,6 +300,7 @@ async function openMode(mode) {
     close: async () => {
       await conn.close();
       pg?.drop();
+      if (files) rmSync(files, { recursive: true, force: true });
     },
   };
 }

@@ -99,22 +99,26 @@ export async function startMongo(repoRoot: string): Promise<Backend | undefined>
 }
 
 /**
- * FerretDB (telemetry off) on a free loopback port, on its SQLite backend (files in a temporary
- * folder) or, given `postgresUrl` (a database's URL), on PostgreSQL. Undefined when no binary is
- * found.
+ * FerretDB (telemetry off) on a free loopback port: on its SQLite backend, with its database files
+ * in `sqliteDir` (kept at `stop`) or in a temporary folder (removed at `stop`), or, given
+ * `postgresUrl` (a database's URL), on PostgreSQL. Undefined when no binary is found.
  */
-export async function startFerretDb(repoRoot: string, postgresUrl?: string): Promise<Backend | undefined> {
+export async function startFerretDb(
+  repoRoot: string,
+  backend: { postgresUrl?: string; sqliteDir?: string } = {},
+): Promise<Backend | undefined> {
   const bin = findFerretDb(repoRoot);
   if (!bin) return undefined;
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "tocsin-ferretdb-"));
-  const backend = postgresUrl
-    ? ["--handler=postgresql", `--postgresql-url=${postgresUrl}`]
-    : ["--handler=sqlite", `--sqlite-url=file:${dir}/`];
+  const files = backend.sqliteDir ?? dir;
+  const handler = backend.postgresUrl
+    ? ["--handler=postgresql", `--postgresql-url=${backend.postgresUrl}`]
+    : ["--handler=sqlite", `--sqlite-url=file:${files}/`];
   const child = spawn(
     bin,
     [
-      ...backend,
+      ...handler,
       `--listen-addr=127.0.0.1:${port}`,
       "--telemetry=disable",
       `--state-dir=${dir}`,

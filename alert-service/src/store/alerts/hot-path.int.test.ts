@@ -11,13 +11,14 @@ import { createMongoAlertsStores } from "./mongo-stores.js";
 
 /**
  * The processing path of an alert on FerretDB (issue 13): every command it sends is recorded with
- * the driver's command monitoring and counted. FerretDB 1.x (SQLite backend) answers from its
- * primary key only a `find` whose filter is a bare string `_id`, and reads the whole collection
- * for every other filter and for every update, findAndModify and delete, whatever their filter
- * (its `explain` says `filterPushdown: false` for them, and their time grows with the
- * collection). So each `find` here is `explain`ed and must be pushed down, and a new alert may
- * only insert, apart from the small `counters` collection; updates of an existing alert go by
- * `_id` alone (an index lookup on MongoDB).
+ * the driver's command monitoring and counted. FerretDB 1.x (SQLite backend) pushes down to SQLite
+ * only a filter that is a bare string `_id` (for a `find`, and for the read before an update,
+ * findAndModify or delete), and reads the whole collection for every other filter (its
+ * `explain` says `filterPushdown: false` for them). So each `find` here is `explain`ed and must
+ * be pushed down, and a new alert may only insert, apart from the small `counters` collection;
+ * updates of an existing alert go by `_id` alone (an index lookup on MongoDB, and on FerretDB
+ * once scripts/ferretdb-*-id-indexes.* gave it an index its query matches:
+ * ferretdb-id-indexes.int.test.ts).
  */
 const mongoUrl = inject("mongoUrl");
 
