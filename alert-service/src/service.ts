@@ -39,6 +39,7 @@ import { createAlertJobs } from "./queue/alert-jobs.js";
 import type { BullmqJobQueue } from "./queue/bullmq-queue.js";
 import { BULLMQ_TURNS, THREAD_BULLMQ_BATCH, THREAD_JOB_BATCH } from "./queue/lane-worker.js";
 import type { SqliteJobQueue } from "./queue/sqlite/sqlite-job-queue.js";
+import { ferretDbIdReads } from "./store/alerts/mongo-ferretdb-id-reads.js";
 import { createMongoAlertsStores } from "./store/alerts/mongo-stores.js";
 import { createSqliteAlertsStores } from "./store/alerts/sqlite-stores.js";
 import { createMongoIntegrationStore } from "./store/integrations/mongo-integration-store.js";
@@ -308,6 +309,18 @@ async function escalationsOf(opts: AlertsRuntimeOptions): Promise<EscalationStor
   throw new Error("alerts runtime: a data store (sqlite or mongo) is required");
 }
 
+/** FerretDB 1.x reading alerts by `_id` with a scan: said once at start, with the remedy. */
+async function warnIfIdReadsScan(db: Db, logger: Logger): Promise<void> {
+  try {
+    if ((await ferretDbIdReads(db)) !== "scan") return;
+    logger.warn(
+      "FerretDB reads alerts by _id with a scan of the collection, so repeats and resolves slow down as alerts accumulate: run scripts/ferretdb-sqlite-id-indexes.mjs on its database file, then restart FerretDB (docs/operations.md)",
+    );
+  } catch (err) {
+    logger.warn({ err }, "could not ask the database how it reads alerts by _id");
+  }
+}
+
 async function storesOf(opts: AlertsRuntimeOptions): Promise<AlertsStores> {
   if (opts.sqlite && opts.mongo) throw new Error("alerts runtime: give sqlite or mongo, not both");
   if (opts.sqlite) return createSqliteAlertsStores(opts.sqlite);
@@ -342,6 +355,7 @@ export async function createAlertsRuntime(opts: AlertsRuntimeOptions): Promise<A
   if (threaded && opts.clock !== systemClock)
     throw new Error("the processing thread runs on the system clock: with another clock, set ALERT_PROCESSING_THREAD=false");
   const stores = await storesOf(opts);
+  if (opts.mongo) await warnIfIdReadsScan(opts.mongo, opts.logger);
   const escalations = await escalationsOf(opts);
   const silences = await silenceStoreOf(opts);
   let thread: ProcessingThread | undefined;

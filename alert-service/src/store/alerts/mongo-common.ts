@@ -69,6 +69,7 @@ export const INSERT_RETRIES = 20;
  * always present behaves the same on both).
  */
 export async function ensureAlertIndexes(db: Db): Promise<void> {
+  await ensureCollections(db, [...Object.values(COLLECTIONS), `${COLLECTIONS.counters}_claims`]);
   const alerts = db.collection(COLLECTIONS.alerts);
   await alerts.createIndex({ project_id: 1, iid: 1 }, { unique: true, name: "project_iid" });
   await alerts.createIndex({ open_key: 1 }, { unique: true, name: "one_open_alert_per_fingerprint" });
@@ -89,6 +90,23 @@ export async function ensureAlertIndexes(db: Db): Promise<void> {
   await db.collection(COLLECTIONS.processedJobs).createIndex({ at: 1 }, { name: "at" });
   await db.collection(COLLECTIONS.jobStarts).createIndex({ at: 1 }, { name: "at" });
 }
+
+/**
+ * Creates the collections of `names` that do not exist yet, rather than at their first insert,
+ * so that scripts/ferretdb-*-id-indexes.*, run after alert-service's first start, find every
+ * table of the hot path (docs/operations.md). Another replica may create one at the same moment.
+ */
+async function ensureCollections(db: Db, names: string[]): Promise<void> {
+  const existing = new Set((await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name));
+  for (const name of names.filter((n) => !existing.has(n))) {
+    try {
+      await db.createCollection(name);
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== NAMESPACE_EXISTS) throw err;
+    }
+  }
+}
+const NAMESPACE_EXISTS = 48;
 
 let lastSeq = 0;
 /** Monotonic ordering number for activity entries written by this process (time-based across restarts). */
