@@ -146,6 +146,14 @@ describe.skipIf(!server)("FerretDB on PostgreSQL: look-ups by _id served by an i
     const indexed = pg.sql(`SELECT tablename FROM pg_indexes WHERE schemaname = '${DB}' AND indexname LIKE '%_tocsin_id_gin'`);
     expect(tables.split("\n").sort()).toEqual(indexed.split("\n").sort());
     expect(tables.split("\n")).toEqual(expect.arrayContaining([tableOf("alerts"), tableOf("open_alerts")]));
+    // GIN's pending list at its smallest, but the default on the churning sequences.
+    const defs = pg.sql(
+      `SELECT tablename, indexdef FROM pg_indexes WHERE schemaname = '${DB}' AND indexname LIKE '%_tocsin_id_gin'`,
+    );
+    for (const line of defs.split("\n")) {
+      const [table, def] = line.split("|");
+      expect(def?.includes("gin_pending_list_limit='64'"), line).toBe(table !== tableOf("counters"));
+    }
 
     // While the tables are small, more than the five runs after which PostgreSQL may switch a
     // statement to its generic plan (a scan, kept however large the table grows).
