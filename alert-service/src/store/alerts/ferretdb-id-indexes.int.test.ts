@@ -203,7 +203,9 @@ describe.skipIf(!ferretDbHere)("FerretDB on SQLite: look-ups by _id served by an
 
   beforeAll(async () => {
     await f.start(); // alert-service's start creates every collection of the hot path
-  });
+    await f.lifecycle("first");
+    await f.history(500);
+  }, 60_000);
   afterAll(async () => {
     await f.stop();
     rmSync(files, { recursive: true, force: true });
@@ -233,8 +235,6 @@ describe.skipIf(!ferretDbHere)("FerretDB on SQLite: look-ups by _id served by an
         "alert_settings",
       ]),
     );
-    await f.lifecycle("first");
-    await f.history(500);
     for (const [name, plan] of Object.entries(before)) expect(plan, name).toMatch(/SCAN/);
     expect(await ferretDbIdReads(f.db)).toBe("scan"); // what alert-service warns about at start
   });

@@ -48,14 +48,23 @@ export class IdBlocks {
   }
 }
 
+/** `isFerretDb`'s answers, one look per database handle (the stores and the start-up warning share it). */
+const serverKinds = new WeakMap<Db, Promise<boolean>>();
+
 /**
  * True when the server is FerretDB (its `buildInfo` says so). FerretDB 1.x pushes only a bare
  * `{ _id: <string> }` filter of a `find` down to its backend; any other filter, and every update,
  * reads the whole collection (docs/architecture.md).
  */
-export async function isFerretDb(db: Db): Promise<boolean> {
-  const info = await db.command({ buildInfo: 1 });
-  return typeof info.ferretdbVersion === "string";
+export function isFerretDb(db: Db): Promise<boolean> {
+  let answer = serverKinds.get(db);
+  if (!answer) {
+    answer = db.command({ buildInfo: 1 }).then((info) => typeof info.ferretdbVersion === "string");
+    // A failed look is not remembered: the next caller asks again.
+    answer.catch(() => serverKinds.delete(db));
+    serverKinds.set(db, answer);
+  }
+  return answer;
 }
 
 /** How often an insert retries after losing a number to a concurrent insert. */
