@@ -41,6 +41,12 @@
 //          dropped at the end)  --id-indexes: after the warm-up, scripts/ferretdb-postgres-id-indexes.sql
 //          or scripts/ferretdb-sqlite-id-indexes.mjs (indexes that serve FerretDB's reads by `_id`),
 //          then FerretDB restarted on the same data
+//          --console-poll: at the end, intake (new alerts for --console-seconds, 60) four times: alone, beside a
+//          console's alerts page polling the store at a fixed 3 s (the console before 2026-12-03:
+//          TanStack Query starts a poll on the interval's tick once the last has answered), and
+//          beside the same page backing off (web/src/api/polling.ts: the next poll after at least
+//          5 × the last answer's time); reports each rate ÷ alone and the share of the time the
+//          page's queries were in flight; then alone again
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -74,6 +80,8 @@ const { values: opt } = parseArgs({
     ferret: { type: "string", default: "sqlite" },
     "postgres-url": { type: "string", default: "postgres://postgres@127.0.0.1:5432/" },
     "id-indexes": { type: "boolean", default: false },
+    "console-poll": { type: "boolean", default: false },
+    "console-seconds": { type: "string", default: "60" },
   },
 });
 // Checked before any server starts (embedded: who checkpoints alert.db's WAL).
@@ -236,6 +244,85 @@ async function sample(deps, stores, tag, concurrency, parts = ["intake", "mixed"
   return out;
 }
 
+/** How the simulated console waits after a poll that took `took` ms (web/src/api/polling.ts's rule for "backoff"). */
+const POLL_MS = 3_000;
+const pollWait = (policy, took) => (policy === "backoff" ? Math.max(POLL_MS, 5 * took) : POLL_MS - (took % POLL_MS));
+
+/**
+ * An open alerts page of the console (--console-poll), as its two polled queries reach the store:
+ * the list (the Open tab's first page, newest first: a list of triggered and one of acknowledged
+ * alerts) and the tab counts (four one-item pages), each a few store calls at once. Each query polls on its own, never twice at a time. Answers `stop()`, which resolves
+ * to the polls made and the page's share of the time with a query in flight.
+ */
+function pollLikeConsole(stores, policy) {
+  let stopped = false;
+  let wake = () => {};
+  const page = (status, limit) => stores.alerts.list(1, { status, orderBy: "started_at", sort: "desc", offset: 0, limit });
+  const queries = [
+    // The Open tab's first page: one list per status, merged (listOfStatuses).
+    () => Promise.all(["triggered", "acknowledged"].map((status) => page(status, 20))),
+    () => Promise.all(["triggered", "acknowledged", "resolved", undefined].map((status) => page(status, 1))),
+  ];
+  let polls = 0;
+  let busyMs = 0;
+  const t0 = performance.now();
+  const loop = async (query) => {
+    while (!stopped) {
+      const started = performance.now();
+      await query();
+      const took = performance.now() - started;
+      polls++;
+      busyMs += took;
+      if (stopped) break;
+      await new Promise((resolve) => {
+        const timer = setTimeout(resolve, pollWait(policy, took));
+        const previous = wake;
+        wake = () => {
+          clearTimeout(timer);
+          previous();
+          resolve();
+        };
+      });
+    }
+  };
+  const loops = Promise.all(queries.map(loop));
+  return {
+    stop: async () => {
+      stopped = true;
+      wake();
+      await loops;
+      return { polls, inFlight: busyMs / queries.length / (performance.now() - t0) };
+    },
+  };
+}
+
+/** New alerts for `seconds`, in rounds of `concurrency` batches: alerts/s. */
+async function intakeFor(deps, tag, seconds, concurrency) {
+  const end = performance.now() + seconds * 1000;
+  const t0 = performance.now();
+  let n = 0;
+  for (let round = 0; performance.now() < end; round++) {
+    await run(deps, newJobs(`${tag}-${round}`, BATCH * concurrency), concurrency);
+    n += BATCH * concurrency;
+  }
+  return n / ((performance.now() - t0) / 1000);
+}
+
+/** --console-poll: intake alone, beside a page polling at a fixed 3 s, and beside one backing off, `--console-seconds` each. */
+async function consolePolling(deps, stores, concurrency) {
+  const out = {};
+  for (const policy of ["none", "fixed", "backoff", "none2"]) {
+    const poller = policy.startsWith("none") ? undefined : pollLikeConsole(stores, policy);
+    const rate = await intakeFor(deps, `console-${policy}`, Number(opt["console-seconds"]), concurrency);
+    out[policy] = { rate, ...(await poller?.stop()) };
+    log(`console polling ${policy}: ${rate.toFixed(1)} alerts/s`, JSON.stringify(out[policy]));
+  }
+  const alone = (out.none.rate + out.none2.rate) / 2;
+  out.fixedRatio = out.fixed.rate / alone;
+  out.backoffRatio = out.backoff.rate / alone;
+  return out;
+}
+
 async function openMode(mode) {
   if (mode === "embedded") {
     const dir = mkdtempSync(join(tmpdir(), "tocsin-growth-"));
@@ -361,7 +448,8 @@ async function runMode(mode, refs) {
     log(mode, "end sample", JSON.stringify(end));
     const refEnd = await references(refs);
     log(mode, "end", JSON.stringify(end), JSON.stringify(refEnd));
-    return { mode, target: m.target, start, end, refStart, refEnd, grow, checkpoints };
+    const polling = opt["console-poll"] ? await consolePolling(deps, m.stores, m.concurrency) : undefined;
+    return { mode, target: m.target, start, end, refStart, refEnd, grow, checkpoints, polling };
   } finally {
     await m.close();
   }
@@ -411,6 +499,15 @@ function report(results) {
     row("node:http single posts/s", r.refStart.baseline, r.refEnd.baseline);
     if (r.refStart.alertmanager) row("Alertmanager single posts/s", r.refStart.alertmanager, r.refEnd.alertmanager);
     lines.push(`| ${name} | load average (1 min) | ${fmt(r.refStart.load1)} | ${fmt(r.refEnd.load1)} | |`);
+    const p = r.polling;
+    if (p) {
+      const pct = (x) => `${(100 * x).toFixed(0)} %`;
+      lines.push(
+        `| ${name} | intake at the end beside an open alerts page polling at a fixed 3 s, ÷ alone | | ${fmt(p.fixed.rate)} alerts/s (queries in flight ${pct(p.fixed.inFlight)} of the time) | **${fmt(p.fixedRatio)}** |`,
+        `| ${name} | the same beside the page backing off (5 × the last answer) | | ${fmt(p.backoff.rate)} alerts/s (in flight ${pct(p.backoff.inFlight)}) | **${fmt(p.backoffRatio)}** |`,
+        `| ${name} | intake alone, before and after | | ${fmt(p.none.rate)} / ${fmt(p.none2.rate)} alerts/s | |`,
+      );
+    }
   }
   return lines.join("\n");
 }

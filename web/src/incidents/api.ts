@@ -1,6 +1,7 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { api, projectApi, request } from "../api/client";
 import { pageInfo, query } from "../api/paging";
+import { polled } from "../api/polling";
 
 export interface Incident {
   iid: number;
@@ -16,13 +17,14 @@ const base = (fullPath: string) => `${projectApi(fullPath)}/alert_management/inc
 
 export function useIncidents(fullPath: string, status: "" | "open" | "closed", page: number) {
   return useQuery({
-    queryKey: ["incidents", fullPath, { status, page }],
-    queryFn: async ({ signal }) => {
-      const r = await request<Incident[]>(`${base(fullPath)}${query({ status, page, per_page: 20 })}`, { signal });
-      return { incidents: r.data, info: pageInfo(r.headers) };
-    },
+    ...polled(10_000, {
+      queryKey: ["incidents", fullPath, { status, page }],
+      queryFn: async ({ signal }) => {
+        const r = await request<Incident[]>(`${base(fullPath)}${query({ status, page, per_page: 20 })}`, { signal });
+        return { incidents: r.data, info: pageInfo(r.headers) };
+      },
+    }),
     placeholderData: keepPreviousData,
-    refetchInterval: 10_000,
   });
 }
 

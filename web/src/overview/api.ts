@@ -2,6 +2,7 @@ import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-quer
 import { useEffect } from "react";
 import { projectApi, request } from "../api/client";
 import { pageInfo, query } from "../api/paging";
+import { polled } from "../api/polling";
 import type { Overview, ProjectOpenAlerts } from "./types";
 
 /** Refreshed while the page is open, as the alerts list is. */
@@ -15,7 +16,7 @@ const overviewQuery = (fullPath: string) => ({
 
 /** The project overview: one call. */
 export function useOverview(fullPath: string, enabled = true) {
-  return useQuery({ ...overviewQuery(fullPath), refetchInterval: POLL_MS, enabled });
+  return useQuery({ ...polled(POLL_MS, overviewQuery(fullPath)), enabled });
 }
 
 /**
@@ -33,15 +34,16 @@ export function usePrefetchOverview(fullPath: string | undefined) {
 /** Your projects with their open alerts, burning first: one call for the page. */
 export function useOpenAlertsByProject(search: string, page: number) {
   return useQuery({
-    queryKey: ["open-alerts-by-project", { search, page }],
-    queryFn: async ({ signal }) => {
-      const r = await request<ProjectOpenAlerts[]>(
-        `/api/v4/alert_management/open_alerts_by_project${query({ search, page, per_page: 20 })}`,
-        { signal },
-      );
-      return { projects: r.data, page: pageInfo(r.headers) };
-    },
+    ...polled(POLL_MS, {
+      queryKey: ["open-alerts-by-project", { search, page }],
+      queryFn: async ({ signal }) => {
+        const r = await request<ProjectOpenAlerts[]>(
+          `/api/v4/alert_management/open_alerts_by_project${query({ search, page, per_page: 20 })}`,
+          { signal },
+        );
+        return { projects: r.data, page: pageInfo(r.headers) };
+      },
+    }),
     placeholderData: keepPreviousData,
-    refetchInterval: POLL_MS,
   });
 }

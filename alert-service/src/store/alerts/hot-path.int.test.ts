@@ -1,7 +1,7 @@
 import { systemClock } from "@tocsin/core";
-import { MongoClient } from "mongodb";
+import { type CommandFailedEvent, type CommandStartedEvent, type CommandSucceededEvent, MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { NormalizedAlert } from "../../domain/alerts/model.js";
+import type { AlertStatus, NormalizedAlert } from "../../domain/alerts/model.js";
 import type { AlertsStores, ProcessAlertJob } from "../../domain/alerts/ports.js";
 import { processAlertJob } from "../../domain/alerts/processing.js";
 import { createReactions } from "../../domain/alerts/reactions.js";
@@ -196,6 +196,41 @@ describe.skipIf(!mongoUrl)("alert processing on FerretDB: round trips and pushed
       }
     }
     expect(unserved).toEqual([]);
+  });
+
+  it("FerretDB: the lists of a console's poll read the project's alerts one at a time", async () => {
+    if (!ferret) return; // MongoDB serves a list from an index: its reads run side by side
+    for (let i = 0; i < 3; i++) await processAlertJob(deps(), job(`listed-${i}`));
+    let inFlight = 0;
+    let most = 0;
+    const reading = new Set<number>();
+    const started = (e: CommandStartedEvent) => {
+      if (e.databaseName !== dbName || e.command[e.commandName] !== "alerts") return;
+      if (e.commandName !== "find" && e.commandName !== "aggregate") return;
+      reading.add(e.requestId);
+      most = Math.max(most, ++inFlight);
+    };
+    const ended = (e: CommandSucceededEvent | CommandFailedEvent) => {
+      if (reading.delete(e.requestId)) inFlight--;
+    };
+    client.on("commandStarted", started).on("commandSucceeded", ended).on("commandFailed", ended);
+    try {
+      // The alerts page's poll: the Open tab (triggered and acknowledged) and the four tab counts.
+      const page = (status: AlertStatus | undefined, limit: number) =>
+        stores.alerts.list(42, { status, orderBy: "started_at", sort: "desc", offset: 0, limit });
+      const lists = await Promise.all([
+        page("triggered", 20),
+        page("acknowledged", 20),
+        ...(["triggered", "acknowledged", "resolved", undefined] as const).map((status) => page(status, 1)),
+      ]);
+      expect(lists[0]?.alerts.length).toBeGreaterThanOrEqual(3);
+      expect(lists[0]?.total).toBe(lists[2]?.total);
+      expect(lists[5]?.total).toBeGreaterThanOrEqual(lists[0]?.total ?? 0);
+    } finally {
+      client.off("commandStarted", started).off("commandSucceeded", ended).off("commandFailed", ended);
+    }
+    expect(reading.size).toBe(0);
+    expect(most).toBe(1);
   });
 
   it("reserving an Idempotency-Key, new and replayed, is served by the primary key", async () => {

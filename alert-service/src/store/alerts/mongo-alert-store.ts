@@ -19,6 +19,8 @@ const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
  */
 export class MongoAlertStore implements AlertStore {
   private readonly lock = new KeyedLock<number>();
+  /** FerretDB: the lists' reads of a project's alerts, one at a time (`list`). */
+  private readonly scans = new KeyedLock<number>();
   private readonly sequences: MongoSequences;
   private readonly ids: IdBlocks;
   private readonly signposts: OpenAlertSignposts;
@@ -245,16 +247,25 @@ export class MongoAlertStore implements AlertStore {
     // Severity ascending means less critical first: its stored order is inverted.
     const sort =
       q.orderBy === "severity" ? { severity: -dir, id: dir } : { [q.orderBy === "iid" ? "iid" : q.orderBy]: dir, id: dir };
-    const [docs, total] = await Promise.all([
+    const page = () =>
       this.alerts
         .find(filter)
         .sort(sort as Record<string, 1 | -1>)
         .skip(q.offset)
         .limit(q.limit)
-        .toArray(),
-      this.alerts.countDocuments(filter),
-    ]);
-    return { alerts: docs.map(toAlert), total };
+        .toArray();
+    const count = () => this.alerts.countDocuments(filter);
+    if (this.conditionalFilters) {
+      const [docs, total] = await Promise.all([page(), count()]);
+      return { alerts: docs.map(toAlert), total };
+    }
+    // FerretDB 1.x reads every alert of the project for each of the two, and sorts and counts in
+    // Go: one such read at a time in this process, so that lists (a console polling its alerts
+    // page asks for six at once) leave FerretDB's CPU to processing (docs/scaling.md).
+    return this.scans.run(0, async () => {
+      const docs = await page();
+      return { alerts: docs.map(toAlert), total: await count() };
+    });
   }
 
   async addActivity(alertId: number, key: string, note: string, at: Date) {
