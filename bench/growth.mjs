@@ -253,8 +253,9 @@ const pollWait = (policy, took) => (policy === "backoff" ? Math.max(POLL_MS, 5 *
 /**
  * An open alerts page of the console (--console-poll), as its two polled queries reach the store:
  * the list (the Open tab's first page, newest first: a list of triggered and one of acknowledged
- * alerts) and the tab counts (four one-item pages), each a few store calls at once. Each query polls on its own, never twice at a time. Answers `stop()`, which resolves
- * to the polls made and the page's share of the time with a query in flight.
+ * alerts) and the tab counts (four one-item pages), each a few store calls at once. Each query
+ * polls on its own, never twice at a time. Answers `stop()`, which resolves to the polls made and
+ * the page's share of the time with a query in flight.
  */
 function pollLikeConsole(stores, policy) {
   let stopped = false;
