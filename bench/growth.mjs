@@ -48,6 +48,10 @@
 //          beside the same page backing off (web/src/api/polling.ts: the next poll after at least
 //          5 × the last answer's time); reports each rate ÷ alone and the share of the time the
 //          page's queries were in flight; then alone again (--console-policies fixed,backoff: which pages)
+//          --console-deadline-ms 5000: each of the page's store calls ends at this deadline from its
+//          poll's start (the gateway's deadline on an alert-service call; the store neither starts nor
+//          continues a list after it), and a poll that failed counts as failed; a policy named with
+//          `-unbounded` (fixed-unbounded) passes none, as every list did before 2026-12-03's afternoon
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -84,6 +88,7 @@ const { values: opt } = parseArgs({
     "console-poll": { type: "boolean", default: false },
     "console-seconds": { type: "string", default: "60" },
     "console-policies": { type: "string", default: "fixed,backoff" },
+    "console-deadline-ms": { type: "string", default: "5000" },
   },
 });
 // Checked before any server starts (embedded: who checkpoints alert.db's WAL).
@@ -248,31 +253,40 @@ async function sample(deps, stores, tag, concurrency, parts = ["intake", "mixed"
 
 /** How the simulated console waits after a poll that took `took` ms (web/src/api/polling.ts's rule for "backoff"). */
 const POLL_MS = 3_000;
-const pollWait = (policy, took) => (policy === "backoff" ? Math.max(POLL_MS, 5 * took) : POLL_MS - (took % POLL_MS));
+const pollWait = (policy, took) => (policy.startsWith("backoff") ? Math.max(POLL_MS, 5 * took) : POLL_MS - (took % POLL_MS));
 
 /**
  * An open alerts page of the console (--console-poll), as its two polled queries reach the store:
  * the list (the Open tab's first page, newest first: a list of triggered and one of acknowledged
- * alerts) and the tab counts (four one-item pages), each a few store calls at once. Each query
- * polls on its own, never twice at a time. Answers `stop()`, which resolves to the polls made and
- * the page's share of the time with a query in flight.
+ * alerts) and the tab counts (four one-item pages), each a few store calls at once, with the
+ * gateway's deadline from the poll's start (none for an `-unbounded` policy). Each query polls on
+ * its own, never twice at a time. Answers `stop()`, which resolves to the polls made, those that
+ * failed (past their deadline), and the page's share of the time with a query in flight.
  */
 function pollLikeConsole(stores, policy) {
   let stopped = false;
   let wake = () => {};
-  const page = (status, limit) => stores.alerts.list(1, { status, orderBy: "started_at", sort: "desc", offset: 0, limit });
+  const deadlineMs = policy.endsWith("-unbounded") ? 0 : Number(opt["console-deadline-ms"]);
+  const page = (status, limit, deadline) =>
+    stores.alerts.list(1, { status, orderBy: "started_at", sort: "desc", offset: 0, limit }, deadline);
   const queries = [
     // The Open tab's first page: one list per status, merged (listOfStatuses).
-    () => Promise.all(["triggered", "acknowledged"].map((status) => page(status, 20))),
-    () => Promise.all(["triggered", "acknowledged", "resolved", undefined].map((status) => page(status, 1))),
+    (deadline) => Promise.all(["triggered", "acknowledged"].map((status) => page(status, 20, deadline))),
+    (deadline) => Promise.all(["triggered", "acknowledged", "resolved", undefined].map((status) => page(status, 1, deadline))),
   ];
   let polls = 0;
+  let failed = 0;
   let busyMs = 0;
   const t0 = performance.now();
   const loop = async (query) => {
     while (!stopped) {
       const started = performance.now();
-      await query();
+      try {
+        await query(deadlineMs > 0 ? Date.now() + deadlineMs : undefined);
+      } catch (err) {
+        if (err?.code !== "DEADLINE_EXCEEDED") throw err;
+        failed++;
+      }
       const took = performance.now() - started;
       polls++;
       busyMs += took;
@@ -294,7 +308,7 @@ function pollLikeConsole(stores, policy) {
       stopped = true;
       wake();
       await loops;
-      return { polls, inFlight: busyMs / queries.length / (performance.now() - t0) };
+      return { polls, failed, inFlight: busyMs / queries.length / (performance.now() - t0) };
     },
   };
 }
@@ -327,8 +341,8 @@ async function consolePolling(deps, stores, concurrency) {
     log(`console polling ${policy}: ${rate.toFixed(1)} jobs/s`, JSON.stringify(out[policy]));
   }
   const alone = (out.none.rate + out.none2.rate) / 2;
-  if (out.fixed) out.fixedRatio = out.fixed.rate / alone;
-  if (out.backoff) out.backoffRatio = out.backoff.rate / alone;
+  out.ratios = {};
+  for (const [policy, r] of Object.entries(out)) if (!policy.startsWith("none") && r.rate) out.ratios[policy] = r.rate / alone;
   return out;
 }
 
@@ -511,14 +525,14 @@ function report(results) {
     const p = r.polling;
     if (p) {
       const pct = (x) => `${(100 * x).toFixed(0)} %`;
-      if (p.fixed)
+      for (const [policy, ratio] of Object.entries(p.ratios)) {
+        const q = p[policy];
+        const how = policy.startsWith("backoff") ? "backing off (5 × the last answer)" : "polling at a fixed 3 s";
+        const bound = policy.endsWith("-unbounded") ? "no deadline" : `deadline ${opt["console-deadline-ms"]} ms`;
         lines.push(
-          `| ${name} | repeats at the end beside an open alerts page polling at a fixed 3 s, ÷ alone | | ${fmt(p.fixed.rate)} jobs/s (queries in flight ${pct(p.fixed.inFlight)} of the time) | **${fmt(p.fixedRatio)}** |`,
+          `| ${name} | repeats at the end beside an open alerts page ${how}, ${bound}, ÷ alone | | ${fmt(q.rate)} jobs/s (in flight ${pct(q.inFlight)}; ${q.failed} of ${q.polls} polls failed) | **${fmt(ratio)}** |`,
         );
-      if (p.backoff)
-        lines.push(
-          `| ${name} | the same beside the page backing off (5 × the last answer) | | ${fmt(p.backoff.rate)} jobs/s (in flight ${pct(p.backoff.inFlight)}) | **${fmt(p.backoffRatio)}** |`,
-        );
+      }
       lines.push(`| ${name} | repeats alone, before and after | | ${fmt(p.none.rate)} / ${fmt(p.none2.rate)} jobs/s | |`);
     }
   }

@@ -50,9 +50,10 @@ export async function listOfStatuses(
   projectId: number,
   statuses: AlertStatus[],
   q: Omit<AlertQuery, "status">,
+  deadlineMs?: number,
 ): Promise<{ alerts: Alert[]; total: number }> {
   const head = { ...q, offset: 0, limit: q.offset + q.limit };
-  const lists = await Promise.all(statuses.map((status) => store.list(projectId, { ...head, status })));
+  const lists = await Promise.all(statuses.map((status) => store.list(projectId, { ...head, status }, deadlineMs)));
   const dir = q.sort === "asc" ? 1 : -1;
   const merged = lists
     .flatMap((l) => l.alerts)

@@ -93,7 +93,8 @@ export interface OverviewCounts {
  * follows the alerts in the window, never the project's history.
  */
 export interface AlertOverviewStore {
-  overview(projectId: number, window: OverviewWindow): Promise<OverviewCounts>;
+  /** `deadlineMs` (both): the caller's deadline (epoch ms), past which the counts are not worth reading. */
+  overview(projectId: number, window: OverviewWindow, deadlineMs?: number): Promise<OverviewCounts>;
   /** Open alerts of each project, by status and severity (projects without any are left out). */
-  openCounts(projectIds: number[]): Promise<Array<OpenCount & { projectId: number }>>;
+  openCounts(projectIds: number[], deadlineMs?: number): Promise<Array<OpenCount & { projectId: number }>>;
 }

@@ -88,7 +88,7 @@ export async function alertOverview(deps: IngestDeps, projectIdOrPath: string, c
   const project = await deps.projects.require(projectIdOrPath, ACCESS.developer, ctx);
   const now = deps.clock.now();
   const window = overviewWindow(now);
-  const counts = await deps.stores.overview.overview(project.id, window);
+  const counts = await deps.stores.overview.overview(project.id, window, ctx.deadlineMs);
   return {
     generatedAt: now,
     open: toOpenAlerts(counts.open),
@@ -133,7 +133,10 @@ export async function openAlertsByProject(
   if (!deps.projects.visible) throw new Error("the project directory cannot list projects");
   const projects = await deps.projects.visible(filter, ctx);
   const readable = (p: { accessLevel: number }) => p.accessLevel >= ACCESS.developer;
-  const counts = await deps.stores.overview.openCounts(projects.filter(readable).map((p) => p.id));
+  const counts = await deps.stores.overview.openCounts(
+    projects.filter(readable).map((p) => p.id),
+    ctx.deadlineMs,
+  );
   const byProject = new Map<number, OpenCount[]>();
   for (const c of counts) byProject.set(c.projectId, [...(byProject.get(c.projectId) ?? []), c]);
   return projects

@@ -71,7 +71,8 @@ export interface AlertStore {
   linkIncident(alertId: number, incidentIid: number, at: Date): Promise<void>;
   get(projectId: number, iid: number): Promise<Alert | undefined>;
   getById(alertId: number): Promise<Alert | undefined>;
-  list(projectId: number, query: AlertQuery): Promise<{ alerts: Alert[]; total: number }>;
+  /** `deadlineMs`: the caller's deadline (epoch ms), past which the list is not worth reading. */
+  list(projectId: number, query: AlertQuery, deadlineMs?: number): Promise<{ alerts: Alert[]; total: number }>;
   /** Appends a note once per (alert, key); a repeat is ignored. */
   addActivity(alertId: number, key: string, note: string, at: Date): Promise<void>;
   activity(alertId: number): Promise<ActivityEntry[]>;

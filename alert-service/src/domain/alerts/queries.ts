@@ -43,8 +43,8 @@ export async function listAlerts(deps: IngestDeps, req: ListAlertsRequest, ctx: 
   const q = { search, ...filters, orderBy, sort, offset: pageOffset(page), limit: page.perPage };
   const [{ alerts, total }, opsgenieUrl] = await Promise.all([
     statuses.length > 1
-      ? listOfStatuses(deps.stores.alerts, project.id, statuses, q)
-      : deps.stores.alerts.list(project.id, { ...q, status: statuses[0] }),
+      ? listOfStatuses(deps.stores.alerts, project.id, statuses, q, ctx.deadlineMs)
+      : deps.stores.alerts.list(project.id, { ...q, status: statuses[0] }, ctx.deadlineMs),
     deps.integrations.opsgenieUrl(project.id),
   ]);
   return { alerts: await withSilencedBy(deps, alerts), total, opsgenieUrl };

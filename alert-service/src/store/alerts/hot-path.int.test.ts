@@ -1,4 +1,4 @@
-import { systemClock } from "@tocsin/core";
+import { AppError, systemClock } from "@tocsin/core";
 import { type CommandFailedEvent, type CommandStartedEvent, type CommandSucceededEvent, MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { AlertStatus, NormalizedAlert } from "../../domain/alerts/model.js";
@@ -231,6 +231,33 @@ describe.skipIf(!mongoUrl)("alert processing on FerretDB: round trips and pushed
     }
     expect(reading.size).toBe(0);
     expect(most).toBe(1);
+  });
+
+  it("lists and the overview end at their caller's deadline: bounded reads, none once it has passed", async () => {
+    for (let i = 0; i < 2; i++) await processAlertJob(deps(), job(`bounded-${i}`));
+    const q = { orderBy: "created_at", sort: "desc", offset: 0, limit: 20 } as const;
+    const now = new Date();
+    const window = { hourlyFrom: now, hourlyTo: now, dailyFrom: new Date(0), dailyTo: now, noisyFrom: new Date(0) };
+    const deadline = Date.now() + 60_000;
+    const bounded = await record(async () => {
+      expect((await stores.alerts.list(42, q, deadline)).total).toBeGreaterThanOrEqual(2);
+      await stores.overview.overview(42, window, deadline);
+      await stores.overview.openCounts([42], deadline);
+    });
+    const reads = bounded.filter((s) => s.command[s.name] === "alerts");
+    expect(reads.map((s) => s.name)).toEqual(expect.arrayContaining(["find", "aggregate"]));
+    for (const s of reads) {
+      expect(s.command.maxTimeMS, `${s.name} ${JSON.stringify(s.command)}`).toBeGreaterThan(50_000);
+      expect(s.command.maxTimeMS).toBeLessThanOrEqual(60_000);
+    }
+    const late = Date.now() - 1;
+    const tooLate = (err: unknown) => AppError.is(err) && err.code === "DEADLINE_EXCEEDED";
+    const none = await record(async () => {
+      await expect(stores.alerts.list(42, q, late)).rejects.toSatisfy(tooLate);
+      await expect(stores.overview.overview(42, window, late)).rejects.toSatisfy(tooLate);
+      await expect(stores.overview.openCounts([42], late)).rejects.toSatisfy(tooLate);
+    });
+    expect(none).toEqual([]);
   });
 
   it("reserving an Idempotency-Key, new and replayed, is served by the primary key", async () => {

@@ -14,6 +14,7 @@ import {
 } from "../../domain/alerts/overview-model.js";
 import { ACKNOWLEDGED, RESOLVED, severityOf, TRIGGERED } from "./codes.js";
 import type { AlertDoc } from "./mongo-alert-docs.js";
+import { AlertScans, type Bound } from "./mongo-alert-scans.js";
 import { COLLECTIONS } from "./mongo-common.js";
 
 type WindowDoc = Pick<
@@ -86,58 +87,72 @@ function noisiest(docs: WindowDoc[], key: (d: WindowDoc) => string | null | unde
  * The overview's counts on MongoDB: one range read of the 30-day window on the
  * `project_started_aid` index (only the counted fields), counted here, so that it runs alike on
  * MongoDB and FerretDB (whose aggregation support is partial). FerretDB 1.x reads the whole
- * collection for such a filter (docs/architecture.md): the overview is cheap on MongoDB only.
+ * collection for such a filter (docs/architecture.md): the overview is cheap on MongoDB only, and
+ * on FerretDB its reads take their turn with the lists' (AlertScans).
  */
 export class MongoAlertOverview implements AlertOverviewStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly scans = new AlertScans(false),
+  ) {}
 
   private get alerts() {
     return this.db.collection<AlertDoc>(COLLECTIONS.alerts);
   }
 
-  async overview(projectId: number, w: OverviewWindow): Promise<OverviewCounts> {
-    const [docs, open] = await Promise.all([
-      this.alerts
-        .find({ project_id: projectId, started_at: { $gte: w.dailyFrom, $lt: w.dailyTo } }, { projection: WINDOW_FIELDS })
-        .toArray() as Promise<WindowDoc[]>,
-      this.openCounts([projectId]),
-    ]);
-    const inHours = docs.filter((d) => d.started_at >= w.hourlyFrom && d.started_at < w.hourlyTo);
-    const inWeek = docs.filter((d) => d.started_at >= w.noisyFrom);
-    const fingerprints = noisiest(inWeek, (d) => d.fingerprint);
-    const latest = await this.alerts
-      .find(
-        { project_id: projectId, id: { $in: fingerprints.map((f) => f.lastId) } },
-        { projection: { id: 1, title: 1, service: 1 } },
-      )
-      .toArray();
-    const latestById = new Map(latest.map((d) => [d.id, d]));
-    return {
-      open: open.map(({ projectId: _, ...c }) => c),
-      hourly: [...started(inHours, w.hourlyFrom, HOUR_MS).values()],
-      daily: [...started(docs, w.dailyFrom, DAY_MS).values()],
-      responses: responses(docs, w.dailyFrom),
-      noisiestFingerprints: fingerprints.map(
-        (f): NoisyFingerprint => ({
-          fingerprint: f.key,
-          title: latestById.get(f.lastId)?.title ?? "",
-          service: latestById.get(f.lastId)?.service ?? "",
-          events: f.events,
-          alerts: f.alerts,
-        }),
-      ),
-      noisiestServices: noisiest(inWeek, (d) => d.service).map(
-        (s): NoisyService => ({ service: s.key, events: s.events, alerts: s.alerts }),
-      ),
-    };
+  overview(projectId: number, w: OverviewWindow, deadlineMs?: number): Promise<OverviewCounts> {
+    return this.scans.run(deadlineMs, async (bound) => {
+      const [docs, open] = await this.scans.pair(
+        () =>
+          this.alerts
+            .find(
+              { project_id: projectId, started_at: { $gte: w.dailyFrom, $lt: w.dailyTo } },
+              { projection: WINDOW_FIELDS, ...bound() },
+            )
+            .toArray() as Promise<WindowDoc[]>,
+        () => this.readOpenCounts([projectId], bound),
+      );
+      const inHours = docs.filter((d) => d.started_at >= w.hourlyFrom && d.started_at < w.hourlyTo);
+      const inWeek = docs.filter((d) => d.started_at >= w.noisyFrom);
+      const fingerprints = noisiest(inWeek, (d) => d.fingerprint);
+      const latest = await this.alerts
+        .find(
+          { project_id: projectId, id: { $in: fingerprints.map((f) => f.lastId) } },
+          { projection: { id: 1, title: 1, service: 1 }, ...bound() },
+        )
+        .toArray();
+      const latestById = new Map(latest.map((d) => [d.id, d]));
+      return {
+        open: open.map(({ projectId: _, ...c }) => c),
+        hourly: [...started(inHours, w.hourlyFrom, HOUR_MS).values()],
+        daily: [...started(docs, w.dailyFrom, DAY_MS).values()],
+        responses: responses(docs, w.dailyFrom),
+        noisiestFingerprints: fingerprints.map(
+          (f): NoisyFingerprint => ({
+            fingerprint: f.key,
+            title: latestById.get(f.lastId)?.title ?? "",
+            service: latestById.get(f.lastId)?.service ?? "",
+            events: f.events,
+            alerts: f.alerts,
+          }),
+        ),
+        noisiestServices: noisiest(inWeek, (d) => d.service).map(
+          (s): NoisyService => ({ service: s.key, events: s.events, alerts: s.alerts }),
+        ),
+      };
+    });
   }
 
-  async openCounts(projectIds: number[]): Promise<Array<OpenCount & { projectId: number }>> {
-    if (projectIds.length === 0) return [];
+  openCounts(projectIds: number[], deadlineMs?: number): Promise<Array<OpenCount & { projectId: number }>> {
+    if (projectIds.length === 0) return Promise.resolve([]);
+    return this.scans.run(deadlineMs, (bound) => this.readOpenCounts(projectIds, bound));
+  }
+
+  private async readOpenCounts(projectIds: number[], bound: () => Bound): Promise<Array<OpenCount & { projectId: number }>> {
     const docs = await this.alerts
       .find(
         { project_id: { $in: projectIds }, status: { $in: [TRIGGERED, ACKNOWLEDGED] } },
-        { projection: { _id: 0, project_id: 1, status: 1, severity: 1 } },
+        { projection: { _id: 0, project_id: 1, status: 1, severity: 1 }, ...bound() },
       )
       .toArray();
     const counts = new Map<string, OpenCount & { projectId: number }>();

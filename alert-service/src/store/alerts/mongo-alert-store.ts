@@ -5,6 +5,7 @@ import type { ActivityEntry, Alert, AlertStatus } from "../../domain/alerts/mode
 import type { AlertQuery, AlertStore, NewAlert } from "../../domain/alerts/ports.js";
 import { opApplied, openAlertExists, RESOLVED, severityCode, statusCode } from "./codes.js";
 import { type ActivityDoc, type AlertDoc, KEEP_OPS, openKey, TRIM_AT, toAlert } from "./mongo-alert-docs.js";
+import { AlertScans } from "./mongo-alert-scans.js";
 import { activitySeq, COLLECTIONS, IdBlocks, INSERT_RETRIES } from "./mongo-common.js";
 import { OpenAlertSignposts } from "./mongo-signposts.js";
 
@@ -19,22 +20,25 @@ const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
  */
 export class MongoAlertStore implements AlertStore {
   private readonly lock = new KeyedLock<number>();
-  /** FerretDB: the lists' reads of a project's alerts, one at a time (`list`). */
-  private readonly scans = new KeyedLock<number>();
+  private readonly conditionalFilters: boolean;
+  private readonly scans: AlertScans;
   private readonly sequences: MongoSequences;
   private readonly ids: IdBlocks;
   private readonly signposts: OpenAlertSignposts;
 
   /**
-   * `conditionalFilters`: put the conditions of a change in its filter (MongoDB: atomic, and
-   * served by the `_id` index). Off on FerretDB, whose updates are not atomic anyway and which
-   * scans for any filter but a bare `_id`: there the conditions are checked on the document read
-   * by `_id` under the per-alert lock (see docs/architecture.md).
+   * `ferretDb`: on MongoDB the conditions of a change are in its filter (atomic, and served by the
+   * `_id` index). On FerretDB, whose updates are not atomic anyway and which scans for any filter
+   * but a bare `_id`, they are checked on the document read by `_id` under the per-alert lock (see
+   * docs/architecture.md). `scans`: how lists read (shared with the overview; one at a time on
+   * FerretDB).
    */
   constructor(
     private readonly db: Db,
-    private readonly conditionalFilters = true,
+    { ferretDb = false, scans = new AlertScans(ferretDb) }: { ferretDb?: boolean; scans?: AlertScans } = {},
   ) {
+    this.conditionalFilters = !ferretDb;
+    this.scans = scans;
     this.sequences = new MongoSequences(db);
     this.ids = new IdBlocks(this.sequences, "alerts");
     this.signposts = new OpenAlertSignposts(db, this.ids);
@@ -231,7 +235,7 @@ export class MongoAlertStore implements AlertStore {
     return d ? toAlert(d) : undefined;
   }
 
-  async list(projectId: number, q: AlertQuery) {
+  async list(projectId: number, q: AlertQuery, deadlineMs?: number) {
     const filter: Filter<AlertDoc> = { project_id: projectId };
     if (q.status) filter.status = statusCode(q.status);
     if (q.severity) filter.severity = severityCode(q.severity);
@@ -247,24 +251,21 @@ export class MongoAlertStore implements AlertStore {
     // Severity ascending means less critical first: its stored order is inverted.
     const sort =
       q.orderBy === "severity" ? { severity: -dir, id: dir } : { [q.orderBy === "iid" ? "iid" : q.orderBy]: dir, id: dir };
-    const page = () =>
-      this.alerts
-        .find(filter)
-        .sort(sort as Record<string, 1 | -1>)
-        .skip(q.offset)
-        .limit(q.limit)
-        .toArray();
-    const count = () => this.alerts.countDocuments(filter);
-    if (this.conditionalFilters) {
-      const [docs, total] = await Promise.all([page(), count()]);
+    // A list ends at its caller's deadline. FerretDB 1.x reads every alert of the project for each
+    // of the two reads and sorts and counts in Go; there they run one after the other, and lists
+    // one at a time in this process (AlertScans).
+    return this.scans.run(deadlineMs, async (bound) => {
+      const [docs, total] = await this.scans.pair(
+        () =>
+          this.alerts
+            .find(filter, bound())
+            .sort(sort as Record<string, 1 | -1>)
+            .skip(q.offset)
+            .limit(q.limit)
+            .toArray(),
+        () => this.alerts.countDocuments(filter, bound()),
+      );
       return { alerts: docs.map(toAlert), total };
-    }
-    // FerretDB 1.x reads every alert of the project for each of the two, and sorts and counts in
-    // Go: one such read at a time in this process, so that lists (a console polling its alerts
-    // page asks for six at once) leave FerretDB's CPU to processing (docs/scaling.md).
-    return this.scans.run(0, async () => {
-      const docs = await page();
-      return { alerts: docs.map(toAlert), total: await count() };
     });
   }
 
