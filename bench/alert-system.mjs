@@ -2,13 +2,14 @@
 // service (`node <service>/dist/main.js`, as `npm start` does), on free loopback ports, with a
 // private `redis-server` for BullMQ (so the shared Redis of the tests is never touched) and
 // SQLite stores in a temporary DATA_DIR. Also reads each process's RSS and CPU time from /proc.
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { createServer, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { freshPostgresDatabase } from "@tocsin/testing";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const ADMIN_TOKEN = "bench-admin-token-0123456789abcdef";
@@ -146,19 +147,16 @@ export function machineCpu() {
 
 /**
  * A fresh PostgreSQL database on the server of `serverUrl` (postgres://user@host:port/), for
- * FerretDB's PostgreSQL backend; resolves to its URL, `idIndexes(schema)` (scripts/
- * ferretdb-postgres-id-indexes.sql on the FerretDB database `schema`) and `drop()`.
+ * FerretDB's PostgreSQL backend (the tests' `freshPostgresDatabase`); resolves to its URL,
+ * `idIndexes(schema)` (scripts/ferretdb-postgres-id-indexes.sql on the FerretDB database `schema`)
+ * and `drop()`.
  */
 export function freshPostgres(serverUrl, prefix = "tocsin_bench") {
-  const base = serverUrl.replace(/\/[^/]*$/, "/");
-  const name = `${prefix}_${Date.now().toString(36)}`;
-  const psql = (...args) => execFileSync("psql", ["-q", "-v", "ON_ERROR_STOP=1", ...args], { stdio: "pipe" });
-  psql(`${base}postgres`, "-c", `CREATE DATABASE ${name}`);
-  const url = `${base}${name}`;
+  const db = freshPostgresDatabase(serverUrl, prefix);
   return {
-    url,
-    idIndexes: (schema) => psql(url, "-v", `schema=${schema}`, "-f", join(ROOT, "scripts", "ferretdb-postgres-id-indexes.sql")),
-    drop: () => psql(`${base}postgres`, "-c", `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+    url: db.url,
+    idIndexes: (schema) => db.file(join(ROOT, "scripts", "ferretdb-postgres-id-indexes.sql"), { schema }),
+    drop: db.drop,
   };
 }
 

@@ -115,13 +115,14 @@ export class MongoAlertOverview implements AlertOverviewStore {
       const inHours = docs.filter((d) => d.started_at >= w.hourlyFrom && d.started_at < w.hourlyTo);
       const inWeek = docs.filter((d) => d.started_at >= w.noisyFrom);
       const fingerprints = noisiest(inWeek, (d) => d.fingerprint);
-      const latest = await this.alerts
-        .find(
-          { project_id: projectId, id: { $in: fingerprints.map((f) => f.lastId) } },
-          { projection: { id: 1, title: 1, service: 1 }, ...bound() },
-        )
-        .toArray();
-      const latestById = new Map(latest.map((d) => [d.id, d]));
+      // By `_id`, one look-up each (at most NOISIEST_LIMIT): FerretDB 1.x would read the whole
+      // collection for an `$in`.
+      const latest = await Promise.all(
+        fingerprints.map((f) =>
+          this.alerts.findOne({ _id: String(f.lastId) }, { projection: { id: 1, title: 1, service: 1 }, ...bound() }),
+        ),
+      );
+      const latestById = new Map(latest.flatMap((d) => (d ? [[d.id, d] as const] : [])));
       return {
         open: open.map(({ projectId: _, ...c }) => c),
         hourly: [...started(inHours, w.hourlyFrom, HOUR_MS).values()],

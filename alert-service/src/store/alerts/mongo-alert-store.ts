@@ -7,6 +7,7 @@ import { opApplied, openAlertExists, RESOLVED, severityCode, statusCode } from "
 import { type ActivityDoc, type AlertDoc, KEEP_OPS, openKey, TRIM_AT, toAlert } from "./mongo-alert-docs.js";
 import { AlertScans } from "./mongo-alert-scans.js";
 import { activitySeq, COLLECTIONS, IdBlocks, INSERT_RETRIES } from "./mongo-common.js";
+import { type ListSort, listInOnePass } from "./mongo-ferretdb-list.js";
 import { OpenAlertSignposts } from "./mongo-signposts.js";
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -20,7 +21,7 @@ const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
  */
 export class MongoAlertStore implements AlertStore {
   private readonly lock = new KeyedLock<number>();
-  private readonly conditionalFilters: boolean;
+  private readonly ferretDb: boolean;
   private readonly scans: AlertScans;
   private readonly sequences: MongoSequences;
   private readonly ids: IdBlocks;
@@ -37,7 +38,7 @@ export class MongoAlertStore implements AlertStore {
     private readonly db: Db,
     { ferretDb = false, scans = new AlertScans(ferretDb) }: { ferretDb?: boolean; scans?: AlertScans } = {},
   ) {
-    this.conditionalFilters = !ferretDb;
+    this.ferretDb = ferretDb;
     this.scans = scans;
     this.sequences = new MongoSequences(db);
     this.ids = new IdBlocks(this.sequences, "alerts");
@@ -134,7 +135,7 @@ export class MongoAlertStore implements AlertStore {
 
   async findOpen(projectId: number, fingerprint: string) {
     const key = `${projectId}:${fingerprint}`;
-    if (!this.conditionalFilters && (await this.signposts.probeFirstSight(key))) return undefined;
+    if (this.ferretDb && (await this.signposts.probeFirstSight(key))) return undefined;
     const alertId = await this.signposts.lookup(key);
     if (alertId === undefined) return undefined;
     const d = await this.alerts.findOne({ _id: String(alertId) });
@@ -154,7 +155,7 @@ export class MongoAlertStore implements AlertStore {
   private async applyOpNow(alertId: number, opKey: string, set: Partial<AlertDoc>, inc: Partial<Record<"events", number>>) {
     const _id = String(alertId);
     let filter: Filter<AlertDoc> = { _id, status: { $ne: RESOLVED }, applied_ops: { $ne: opKey } };
-    if (!this.conditionalFilters) {
+    if (this.ferretDb) {
       const current = await this.alerts.findOne({ _id });
       if (!current || current.status === RESOLVED || current.applied_ops.includes(opKey)) return undefined;
       filter = { _id };
@@ -167,7 +168,7 @@ export class MongoAlertStore implements AlertStore {
     );
     if (!d) return undefined;
     if (d.applied_ops.length > TRIM_AT) {
-      const trimmed = this.conditionalFilters ? { _id, rev: d.rev } : { _id };
+      const trimmed = this.ferretDb ? { _id } : { _id, rev: d.rev };
       await this.alerts.updateOne(trimmed, { $set: { applied_ops: d.applied_ops.slice(-KEEP_OPS) } });
     }
     return toAlert(d);
@@ -249,22 +250,28 @@ export class MongoAlertStore implements AlertStore {
     }
     const dir = q.sort === "asc" ? 1 : -1;
     // Severity ascending means less critical first: its stored order is inverted.
-    const sort =
-      q.orderBy === "severity" ? { severity: -dir, id: dir } : { [q.orderBy === "iid" ? "iid" : q.orderBy]: dir, id: dir };
-    // A list ends at its caller's deadline. FerretDB 1.x reads every alert of the project for each
-    // of the two reads and sorts and counts in Go; there they run one after the other, and lists
-    // one at a time in this process (AlertScans).
+    const sort: ListSort =
+      q.orderBy === "severity"
+        ? [
+            ["severity", -dir as 1 | -1],
+            ["id", dir],
+          ]
+        : [
+            [q.orderBy, dir],
+            ["id", dir],
+          ];
+    // A list ends at its caller's deadline. FerretDB 1.x reads every alert of the project for any
+    // such read: there a list is one pass (listInOnePass), and lists run one at a time in this
+    // process (AlertScans).
     return this.scans.run(deadlineMs, async (bound) => {
-      const [docs, total] = await this.scans.pair(
-        () =>
-          this.alerts
-            .find(filter, bound())
-            .sort(sort as Record<string, 1 | -1>)
-            .skip(q.offset)
-            .limit(q.limit)
-            .toArray(),
-        () => this.alerts.countDocuments(filter, bound()),
-      );
+      if (this.ferretDb) {
+        const { docs, total } = await listInOnePass(this.alerts, filter, sort, q, bound);
+        return { alerts: docs.map(toAlert), total };
+      }
+      const [docs, total] = await Promise.all([
+        this.alerts.find(filter, bound()).sort(Object.fromEntries(sort)).skip(q.offset).limit(q.limit).toArray(),
+        this.alerts.countDocuments(filter, bound()),
+      ]);
       return { alerts: docs.map(toAlert), total };
     });
   }

@@ -1,7 +1,9 @@
 import Database from "better-sqlite3";
 import { MongoClient } from "mongodb";
 import { describe, expect, inject, it } from "vitest";
-import { describeAlertsStoresContract } from "./contract.js";
+import type { AlertStatus, Severity } from "../../domain/alerts/model.js";
+import { ALERT_ORDER_FIELDS } from "../../domain/alerts/ports.js";
+import { alertInput, describeAlertsStoresContract } from "./contract.js";
 import { MongoIncidentStore } from "./mongo-incident-store.js";
 import { createMongoAlertsStores } from "./mongo-stores.js";
 import { describeAlertOverviewContract } from "./overview-contract.js";
@@ -46,6 +48,64 @@ describe.skipIf(!mongoUrl)("mongodb", () => {
         await client.close();
       },
     };
+  });
+
+  it("lists in MongoDB's order on FerretDB too (sorted in alert-service there): the same pages as SQLite's", async () => {
+    const client = await MongoClient.connect(mongoUrl);
+    const db = client.db(`tocsin_test_order_${Math.random().toString(36).slice(2, 10)}`);
+    const sqliteDb = new Database(":memory:");
+    try {
+      const both = [createSqliteAlertsStores(sqliteDb), await createMongoAlertsStores(db)];
+      const hour = 3_600_000;
+      const t0 = new Date("2026-11-21T10:00:00.000Z").getTime();
+      // status, severity, started hours ago, events added, minute of the last change (ties on purpose)
+      const plan: [AlertStatus, Severity, number, number, number][] = [
+        ["triggered", "high", 3, 2, 5],
+        ["acknowledged", "critical", 1, 0, 5],
+        ["resolved", "low", 4, 1, 9],
+        ["triggered", "critical", 1, 0, 0],
+        ["ignored", "info", 2, 3, 7],
+        ["acknowledged", "high", 3, 2, 5],
+        ["triggered", "unknown", 1, 0, 0],
+        ["resolved", "critical", 5, 0, 2],
+        ["resolved", "critical", 5, 4, 2],
+      ];
+      for (const s of both) {
+        for (const [i, [status, severity, hoursAgo, events, minute]] of plan.entries()) {
+          const changed = new Date(t0 + minute * 60_000);
+          const a = await s.alerts.create(alertInput(77, { severity, startedAt: new Date(t0 - hoursAgo * hour).toISOString() }));
+          for (let e = 0; e < events; e++) await s.alerts.registerEvent(a.id, `order-${i}-${e}`, changed);
+          if (status === "resolved")
+            await s.alerts.resolve(a.id, new Date(t0 + hour - minute * 60_000), `order-${i}-end`, changed);
+          else if (status !== "triggered") await s.alerts.setStatus(a.id, status, undefined, changed);
+        }
+      }
+      for (const orderBy of ALERT_ORDER_FIELDS) {
+        for (const sort of ["asc", "desc"] as const) {
+          for (const [offset, limit] of [
+            [0, 20],
+            [0, 4],
+            [4, 4],
+            [8, 4],
+          ] as const) {
+            for (const status of [undefined, "resolved"] as const) {
+              const q = { orderBy, sort, offset, limit, ...(status ? { status } : {}) };
+              const [lite, ferret] = await Promise.all(both.map((s) => s.alerts.list(77, q)));
+              const what = `${orderBy} ${sort} ${offset}+${limit} ${status ?? "all"}`;
+              expect(
+                ferret?.alerts.map((a) => a.iid),
+                what,
+              ).toEqual(lite?.alerts.map((a) => a.iid));
+              expect(ferret?.total, what).toBe(lite?.total);
+            }
+          }
+        }
+      }
+    } finally {
+      sqliteDb.close();
+      await db.dropDatabase();
+      await client.close();
+    }
   });
 
   it("keeps every alert setting changed through two replicas (two clients, two stores) at the same moment", async () => {
