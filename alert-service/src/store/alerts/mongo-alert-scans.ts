@@ -3,7 +3,8 @@ import { AppError, KeyedLock } from "@tocsin/core";
 /** MongoDB's `MaxTimeMSExpired` (FerretDB answers it too). */
 const MAX_TIME_EXPIRED = 50;
 
-function tooLate(cause?: unknown): AppError {
+/** What a read past its caller's deadline fails with. */
+export function tooLate(cause?: unknown): AppError {
   return new AppError("DEADLINE_EXCEEDED", "READ_DEADLINE_EXCEEDED", "The read of alerts took longer than its caller waits", {
     retryAfterSeconds: 5,
     ...(cause === undefined ? {} : { cause }),
@@ -28,19 +29,14 @@ export class AlertScans {
     this.queue = oneAtATime ? new KeyedLock<number>() : undefined;
   }
 
-  /**
-   * One turn: `body` bounds each of its reads with `bound()` (the time left as `maxTimeMS`; it
-   * throws DEADLINE_EXCEEDED once none is left), from `deadlineMs` (epoch ms; none: unbounded).
-   */
+  /** One turn of `body`, bounded by `deadlineMs` (epoch ms; none: unbounded): see `bounded`. */
   run<T>(deadlineMs: number | undefined, body: (bound: () => Bound) => Promise<T>): Promise<T> {
-    const start = async () => {
-      try {
-        return await body(() => boundBy(deadlineMs));
-      } catch (err) {
-        throw (err as { code?: unknown }).code === MAX_TIME_EXPIRED ? tooLate(err) : err;
-      }
-    };
-    return this.queue ? this.queue.run(0, start) : start();
+    return this.turn(() => bounded(deadlineMs, body));
+  }
+
+  /** Runs `task` in its turn: after the turns before it on FerretDB, at once on MongoDB. */
+  turn<T>(task: () => Promise<T>): Promise<T> {
+    return this.queue ? this.queue.run(0, task) : task();
   }
 
   /** Two reads of a turn: side by side on MongoDB, one after the other on FerretDB. */
@@ -48,6 +44,19 @@ export class AlertScans {
     if (!this.queue) return Promise.all([a(), b()]);
     const first = await a();
     return [first, await b()];
+  }
+}
+
+/**
+ * Runs `body`, which bounds each of its reads with `bound()`: the time left until `deadlineMs` as
+ * `maxTimeMS`, or DEADLINE_EXCEEDED once none is left. The server's MaxTimeMSExpired becomes
+ * DEADLINE_EXCEEDED too.
+ */
+export async function bounded<T>(deadlineMs: number | undefined, body: (bound: () => Bound) => Promise<T>): Promise<T> {
+  try {
+    return await body(() => boundBy(deadlineMs));
+  } catch (err) {
+    throw (err as { code?: unknown }).code === MAX_TIME_EXPIRED ? tooLate(err) : err;
   }
 }
 

@@ -7,7 +7,7 @@ import { opApplied, openAlertExists, RESOLVED, severityCode, statusCode } from "
 import { type ActivityDoc, type AlertDoc, KEEP_OPS, openKey, TRIM_AT, toAlert } from "./mongo-alert-docs.js";
 import { AlertScans } from "./mongo-alert-scans.js";
 import { activitySeq, COLLECTIONS, IdBlocks, INSERT_RETRIES } from "./mongo-common.js";
-import { type ListSort, listInOnePass } from "./mongo-ferretdb-list.js";
+import { FerretDbLists, type ListSort } from "./mongo-ferretdb-list.js";
 import { OpenAlertSignposts } from "./mongo-signposts.js";
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -23,6 +23,8 @@ export class MongoAlertStore implements AlertStore {
   private readonly lock = new KeyedLock<number>();
   private readonly ferretDb: boolean;
   private readonly scans: AlertScans;
+  /** FerretDB: the lists, sharing their reads of the project's alerts. */
+  private readonly lists: FerretDbLists | undefined;
   private readonly sequences: MongoSequences;
   private readonly ids: IdBlocks;
   private readonly signposts: OpenAlertSignposts;
@@ -31,8 +33,8 @@ export class MongoAlertStore implements AlertStore {
    * `ferretDb`: on MongoDB the conditions of a change are in its filter (atomic, and served by the
    * `_id` index). On FerretDB, whose updates are not atomic anyway and which scans for any filter
    * but a bare `_id`, they are checked on the document read by `_id` under the per-alert lock (see
-   * docs/architecture.md). `scans`: how lists read (shared with the overview; one at a time on
-   * FerretDB).
+   * docs/architecture.md). `scans`: the turns of the reads that go through a project's alerts
+   * (shared with the overview; one at a time on FerretDB, where lists share them: FerretDbLists).
    */
   constructor(
     private readonly db: Db,
@@ -40,6 +42,7 @@ export class MongoAlertStore implements AlertStore {
   ) {
     this.ferretDb = ferretDb;
     this.scans = scans;
+    this.lists = ferretDb ? new FerretDbLists(() => this.alerts, scans) : undefined;
     this.sequences = new MongoSequences(db);
     this.ids = new IdBlocks(this.sequences, "alerts");
     this.signposts = new OpenAlertSignposts(db, this.ids);
@@ -238,7 +241,6 @@ export class MongoAlertStore implements AlertStore {
 
   async list(projectId: number, q: AlertQuery, deadlineMs?: number) {
     const filter: Filter<AlertDoc> = { project_id: projectId };
-    if (q.status) filter.status = statusCode(q.status);
     if (q.severity) filter.severity = severityCode(q.severity);
     if (q.monitoringTool) filter.monitoring_tool = { $regex: `^${escapeRegex(q.monitoringTool)}$`, $options: "i" };
     if (q.service) filter.service = { $regex: `^${escapeRegex(q.service)}$`, $options: "i" };
@@ -260,14 +262,14 @@ export class MongoAlertStore implements AlertStore {
             [q.orderBy, dir],
             ["id", dir],
           ];
-    // A list ends at its caller's deadline. FerretDB 1.x reads every alert of the project for any
-    // such read: there a list is one pass (listInOnePass), and lists run one at a time in this
-    // process (AlertScans).
+    const status = q.status ? statusCode(q.status) : undefined;
+    if (this.lists) {
+      const { docs, total } = await this.lists.list(filter, { status, sort, offset: q.offset, limit: q.limit, deadlineMs });
+      return { alerts: docs.map(toAlert), total };
+    }
+    if (status !== undefined) filter.status = status;
+    // Served by an index, the page and its count side by side; both end at the caller's deadline.
     return this.scans.run(deadlineMs, async (bound) => {
-      if (this.ferretDb) {
-        const { docs, total } = await listInOnePass(this.alerts, filter, sort, q, bound);
-        return { alerts: docs.map(toAlert), total };
-      }
       const [docs, total] = await Promise.all([
         this.alerts.find(filter, bound()).sort(Object.fromEntries(sort)).skip(q.offset).limit(q.limit).toArray(),
         this.alerts.countDocuments(filter, bound()),

@@ -1,6 +1,6 @@
 import type { Collection, Filter } from "mongodb";
 import type { AlertDoc } from "./mongo-alert-docs.js";
-import type { Bound } from "./mongo-alert-scans.js";
+import { type AlertScans, bounded, tooLate } from "./mongo-alert-scans.js";
 
 /** A list's order: each field ascending (1) or descending (-1), the alert id last. */
 export type ListSort = Array<[field: keyof AlertDoc, dir: 1 | -1]>;
@@ -26,24 +26,100 @@ export function sortedAsMongo<T extends Partial<AlertDoc>>(docs: T[], sort: List
 }
 
 /**
- * A page of alerts and their total on FerretDB 1.x, in one pass over the project's alerts instead
- * of two. FerretDB filters, sorts and counts in Go after reading every document of the collection
- * (only a bare `_id` equality reaches its backend): a `find` of the page and a count each cost that
- * read. Here one `find` brings the sort fields of every matching alert, counted and sorted here, and
- * the page's documents are read by `_id` (pushed down). What a page and its total could differ by
- * (an alert changed between the two reads) is what the two reads on MongoDB could differ by too.
+ * How long a list waits for others to share its read: the console's poll of the alerts page is
+ * five REST calls at once (the list and four tab counts), which reach alert-service a few
+ * milliseconds apart. Against a read of a second or more on FerretDB.
  */
-export async function listInOnePass(
-  alerts: Collection<AlertDoc>,
-  filter: Filter<AlertDoc>,
-  sort: ListSort,
-  page: { offset: number; limit: number },
-  bound: () => Bound,
-): Promise<{ docs: AlertDoc[]; total: number }> {
-  const projection = Object.fromEntries(sort.map(([field]) => [field, 1]));
-  const keys = await alerts.find(filter, { projection, ...bound() }).toArray();
-  const wanted = sortedAsMongo(keys, sort).slice(page.offset, page.offset + page.limit);
-  const docs = await Promise.all(wanted.map((k) => alerts.findOne({ _id: k._id }, bound())));
-  // Alerts are never deleted: a miss would be a document gone between the two reads.
-  return { docs: docs.filter((d): d is NonNullable<typeof d> => d !== null), total: keys.length };
+const GATHER_MS = 25;
+
+/** One list: its status (a code; none: every status), order and page. */
+export interface ListRequest {
+  status: number | undefined;
+  sort: ListSort;
+  offset: number;
+  limit: number;
+  /** The caller's deadline (epoch ms), if any. */
+  deadlineMs: number | undefined;
+}
+
+interface Waiting extends ListRequest {
+  resolve(page: { docs: AlertDoc[]; total: number }): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * The alert lists on FerretDB 1.x. FerretDB filters, sorts and counts in Go after reading every
+ * document of the collection (only a bare `_id` equality reaches its backend), so a list's page
+ * and its count each cost a read of the whole collection, and a poll of the console's alerts page
+ * asks six lists of one project at once. Here the lists of a project with the same filter, apart
+ * from the status, that come within GATHER_MS of each other or wait for the same turn (AlertScans)
+ * share one read: a `find` of the sort
+ * fields and status of every matching alert, counted, filtered by status and sorted here in
+ * MongoDB's order; then the pages' alerts are read by `_id` (pushed down). A page and its total
+ * may differ by an alert changed between the two reads, as the two reads on MongoDB may.
+ */
+export class FerretDbLists {
+  private readonly waiting = new Map<string, Waiting[]>();
+
+  constructor(
+    private readonly alerts: () => Collection<AlertDoc>,
+    private readonly scans: AlertScans,
+  ) {}
+
+  /** A page of the alerts matching `filter` (no `status` in it) and `request`, with their total. */
+  list(filter: Filter<AlertDoc>, request: ListRequest): Promise<{ docs: AlertDoc[]; total: number }> {
+    const key = JSON.stringify(filter);
+    return new Promise((resolve, reject) => {
+      const group = this.waiting.get(key);
+      if (group) {
+        group.push({ ...request, resolve, reject });
+        return;
+      }
+      this.waiting.set(key, [{ ...request, resolve, reject }]);
+      // Lists of the same filter that come before this turn starts join it: it waits GATHER_MS
+      // for them, then for the turns before it (`serve` never fails).
+      setTimeout(() => void this.scans.turn(() => this.serve(key, filter)), GATHER_MS);
+    });
+  }
+
+  /** Serves the lists waiting under `key`, one read for all, bounded by their latest deadline. */
+  private async serve(key: string, filter: Filter<AlertDoc>): Promise<void> {
+    const now = Date.now();
+    const waiting = this.waiting.get(key) ?? [];
+    this.waiting.delete(key);
+    const group = waiting.filter((w) => {
+      if (w.deadlineMs === undefined || w.deadlineMs > now) return true;
+      w.reject(tooLate());
+      return false;
+    });
+    if (group.length === 0) return;
+    const deadlines = group.map((w) => w.deadlineMs);
+    const latest = deadlines.includes(undefined) ? undefined : Math.max(...(deadlines as number[]));
+    try {
+      const pages = await bounded(latest, async (bound) => {
+        const fields = new Set<keyof AlertDoc>(["status", ...group.flatMap((w) => w.sort.map(([field]) => field))]);
+        const projection = Object.fromEntries([...fields].map((field) => [field, 1]));
+        const keys = await this.alerts()
+          .find(filter, { projection, ...bound() })
+          .toArray();
+        const chosen = group.map((w) => {
+          const matching = w.status === undefined ? keys : keys.filter((k) => k.status === w.status);
+          return {
+            ids: sortedAsMongo(matching, w.sort)
+              .slice(w.offset, w.offset + w.limit)
+              .map((k) => k._id),
+            total: matching.length,
+          };
+        });
+        const ids = [...new Set(chosen.flatMap((c) => c.ids))];
+        const docs = await Promise.all(ids.map((_id) => this.alerts().findOne({ _id }, bound())));
+        const byId = new Map(docs.flatMap((d) => (d ? [[d._id, d] as const] : [])));
+        // Alerts are never deleted: a miss would be a document gone between the two reads.
+        return chosen.map((c) => ({ docs: c.ids.flatMap((id) => byId.get(id) ?? []), total: c.total }));
+      });
+      for (const [i, w] of group.entries()) w.resolve(pages[i] as { docs: AlertDoc[]; total: number });
+    } catch (err) {
+      for (const w of group) w.reject(err);
+    }
+  }
 }
