@@ -53,9 +53,9 @@ interface Waiting extends ListRequest {
  * and its count each cost a read of the whole collection, and a poll of the console's alerts page
  * asks six lists of one project at once. Here the lists of a project with the same filter, apart
  * from the status, that come within GATHER_MS of each other or wait for the same turn (AlertScans)
- * share one read: a `find` of the sort
- * fields and status of every matching alert, counted, filtered by status and sorted here in
- * MongoDB's order; then the pages' alerts are read by `_id` (pushed down). A page and its total
+ * share one read: a `find` of the sort fields and status of every matching alert, sorted here in
+ * MongoDB's order, filtered by status and counted; then the pages' alerts are read by `_id`
+ * (pushed down). A page and its total
  * may differ by an alert changed between the two reads, as the two reads on MongoDB may.
  */
 export class FerretDbLists {
@@ -102,14 +102,17 @@ export class FerretDbLists {
         const keys = await this.alerts()
           .find(filter, { projection, ...bound() })
           .toArray();
+        // Sorted once per order (a poll's lists share one), then filtered by status in that order.
+        const orders = new Map<string, typeof keys>();
+        const inOrder = (sort: ListSort) => {
+          const order = JSON.stringify(sort);
+          const sorted = orders.get(order) ?? sortedAsMongo(keys, sort);
+          orders.set(order, sorted);
+          return sorted;
+        };
         const chosen = group.map((w) => {
-          const matching = w.status === undefined ? keys : keys.filter((k) => k.status === w.status);
-          return {
-            ids: sortedAsMongo(matching, w.sort)
-              .slice(w.offset, w.offset + w.limit)
-              .map((k) => k._id),
-            total: matching.length,
-          };
+          const matching = w.status === undefined ? inOrder(w.sort) : inOrder(w.sort).filter((k) => k.status === w.status);
+          return { ids: matching.slice(w.offset, w.offset + w.limit).map((k) => k._id), total: matching.length };
         });
         const ids = [...new Set(chosen.flatMap((c) => c.ids))];
         const docs = await Promise.all(ids.map((_id) => this.alerts().findOne({ _id }, bound())));
