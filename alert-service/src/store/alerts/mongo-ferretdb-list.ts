@@ -55,8 +55,9 @@ interface Waiting extends ListRequest {
  * from the status, that come within GATHER_MS of each other or wait for the same turn (AlertScans)
  * share one read: a `find` of the sort fields and status of every matching alert, sorted here in
  * MongoDB's order, filtered by status and counted; then the pages' alerts are read by `_id`
- * (pushed down). A page and its total
- * may differ by an alert changed between the two reads, as the two reads on MongoDB may.
+ * (pushed down). A page holds only alerts that still have its status when they are read, so an
+ * alert whose status changed between the two reads leaves a page one shorter; the total may
+ * differ from the page by such an alert, as a page and its count read apart on MongoDB may.
  */
 export class FerretDbLists {
   private readonly waiting = new Map<string, Waiting[]>();
@@ -117,8 +118,14 @@ export class FerretDbLists {
         const ids = [...new Set(chosen.flatMap((c) => c.ids))];
         const docs = await Promise.all(ids.map((_id) => this.alerts().findOne({ _id }, bound())));
         const byId = new Map(docs.flatMap((d) => (d ? [[d._id, d] as const] : [])));
-        // Alerts are never deleted: a miss would be a document gone between the two reads.
-        return chosen.map((c) => ({ docs: c.ids.flatMap((id) => byId.get(id) ?? []), total: c.total }));
+        // Alerts are never deleted: a miss would be a document gone between the two reads. An
+        // alert whose status changed between them no longer matches its list: left out, as
+        // MongoDB returns only documents that match the filter when it reads them.
+        return chosen.map((c, i) => {
+          const { status } = group[i] as Waiting;
+          const page = c.ids.flatMap((id) => byId.get(id) ?? []);
+          return { docs: status === undefined ? page : page.filter((d) => d.status === status), total: c.total };
+        });
       });
       for (const [i, w] of group.entries()) w.resolve(pages[i] as { docs: AlertDoc[]; total: number });
     } catch (err) {
