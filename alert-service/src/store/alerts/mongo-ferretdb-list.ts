@@ -113,18 +113,21 @@ export class FerretDbLists {
         };
         const chosen = group.map((w) => {
           const matching = w.status === undefined ? inOrder(w.sort) : inOrder(w.sort).filter((k) => k.status === w.status);
-          return { ids: matching.slice(w.offset, w.offset + w.limit).map((k) => k._id), total: matching.length };
+          return {
+            ids: matching.slice(w.offset, w.offset + w.limit).map((k) => k._id),
+            total: matching.length,
+            status: w.status,
+          };
         });
-        const ids = [...new Set(chosen.flatMap((c) => c.ids))];
-        const docs = await Promise.all(ids.map((_id) => this.alerts().findOne({ _id }, bound())));
+        const wanted = [...new Set(chosen.flatMap((c) => c.ids))];
+        const docs = await Promise.all(wanted.map((_id) => this.alerts().findOne({ _id }, bound())));
         const byId = new Map(docs.flatMap((d) => (d ? [[d._id, d] as const] : [])));
         // Alerts are never deleted: a miss would be a document gone between the two reads. An
         // alert whose status changed between them no longer matches its list: left out, as
         // MongoDB returns only documents that match the filter when it reads them.
-        return chosen.map((c, i) => {
-          const { status } = group[i] as Waiting;
-          const page = c.ids.flatMap((id) => byId.get(id) ?? []);
-          return { docs: status === undefined ? page : page.filter((d) => d.status === status), total: c.total };
+        return chosen.map(({ ids, total, status }) => {
+          const page = ids.flatMap((id) => byId.get(id) ?? []);
+          return { docs: status === undefined ? page : page.filter((d) => d.status === status), total };
         });
       });
       for (const [i, w] of group.entries()) w.resolve(pages[i] as { docs: AlertDoc[]; total: number });
