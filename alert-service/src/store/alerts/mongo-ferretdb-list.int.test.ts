@@ -1,9 +1,12 @@
 import { type Collection, MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { RESOLVED, TRIGGERED } from "./codes.js";
+import { alertInput } from "./contract.js";
 import type { AlertDoc } from "./mongo-alert-docs.js";
 import { AlertScans } from "./mongo-alert-scans.js";
+import { COLLECTIONS } from "./mongo-common.js";
 import { FerretDbLists, type ListRequest } from "./mongo-ferretdb-list.js";
+import { createMongoAlertsStores } from "./mongo-stores.js";
 
 /**
  * A FerretDB list reads its alerts' sort fields and status first, then the page's alerts by `_id`.
@@ -19,37 +22,18 @@ describe.skipIf(!mongoUrl)("FerretDB lists: an alert changed between the two rea
   const dbName = `tocsin_test_lists_${Math.random().toString(36).slice(2, 10)}`;
   const at = (minute: number) => new Date(Date.UTC(2026, 11, 3, 10, minute));
 
+  /** Alert ids, oldest first (the list's order is newest first). */
+  const ids: number[] = [];
+
   beforeAll(async () => {
     client = await MongoClient.connect(mongoUrl);
-    alerts = client.db(dbName).collection<AlertDoc>("alerts");
-    const doc = (id: number): AlertDoc => ({
-      _id: String(id),
-      id,
-      project_id: 7,
-      iid: id,
-      integration_id: 1,
-      title: `Alert ${id}`,
-      description: "",
-      severity: 2,
-      status: TRIGGERED,
-      service: "",
-      monitoring_tool: "",
-      hosts: [],
-      events: 1,
-      fingerprint: `fp-${id}`,
-      started_at: at(id),
-      ended_at: null,
-      environment_name: "",
-      incident_iid: 0,
-      payload_json: "{}",
-      create_op: `op-${id}`,
-      applied_ops: [],
-      rev: 1,
-      open_key: `7:fp-${id}`,
-      created_at: at(id),
-      updated_at: at(id),
-    });
-    await alerts.insertMany([1, 2, 3, 4].map(doc));
+    const db = client.db(dbName);
+    alerts = db.collection<AlertDoc>(COLLECTIONS.alerts);
+    const { alerts: store } = await createMongoAlertsStores(db);
+    for (let minute = 1; minute <= 4; minute++) {
+      const created = await store.create(alertInput(7, { fingerprint: `fp-${minute}`, startedAt: at(minute).toISOString() }));
+      ids.push(created.id);
+    }
   });
   afterAll(async () => {
     await client?.db(dbName).dropDatabase();
@@ -94,23 +78,24 @@ describe.skipIf(!mongoUrl)("FerretDB lists: an alert changed between the two rea
   }
 
   it("a page holds only alerts that still have its status; a list of every status shows the new one", async () => {
+    const [first, second, third, fourth] = ids as [number, number, number, number];
     const lists = new FerretDbLists(
-      changingAfterKeys(() => alerts.updateOne({ _id: "3" }, { $set: { status: RESOLVED, ended_at: at(30) } })),
+      changingAfterKeys(() => alerts.updateOne({ _id: String(third) }, { $set: { status: RESOLVED, ended_at: at(30) } })),
       new AlertScans(true),
     );
     const [triggered, all] = await Promise.all([
       lists.list({ project_id: 7 }, request(TRIGGERED)),
       lists.list({ project_id: 7 }, request(undefined)),
     ]);
-    // Alert 3 was triggered when the keys were read and resolved when the page was.
-    expect(triggered.docs.map((d) => d.id)).toEqual([4, 2, 1]);
+    // The third alert was triggered when the keys were read and resolved when the page was.
+    expect(triggered.docs.map((d) => d.id)).toEqual([fourth, second, first]);
     expect(triggered.docs.every((d) => d.status === TRIGGERED)).toBe(true);
     expect(triggered.total).toBe(4);
     expect(all.docs.map((d) => [d.id, d.status])).toEqual([
-      [4, TRIGGERED],
-      [3, RESOLVED],
-      [2, TRIGGERED],
-      [1, TRIGGERED],
+      [fourth, TRIGGERED],
+      [third, RESOLVED],
+      [second, TRIGGERED],
+      [first, TRIGGERED],
     ]);
   });
 });
