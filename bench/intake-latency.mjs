@@ -5,18 +5,23 @@
 // alternating), and prints for each: posts/s and its share of the baseline's, p50/p90/p99, how
 // busy the machine was (of 100 × cores), and the busiest threads of Tocsin's services (from
 // /proc/<pid>/task: a thread at 100 % is a serial limit, a machine at 100 × cores a CPU limit;
-// neither means the rate is what the connections' round trips allow).
+// neither means the rate is what the connections' round trips allow). With --rounds, the sweep
+// is repeated and each round also pairs the two at their best: the baseline's best rate over the
+// connection counts against Tocsin's best (each at its own count), the share's median [min–max]
+// over the rounds (issue 25 item 3 read at each side's max accept rate, beside the 50-connection
+// reading of bench/storm.mjs).
 //
 // Usage: npm run build && node bench/intake-latency.mjs [options]
 //   --connections LIST  wrk connection counts (default 1,4,16,50,100,200)
 //   --duration S        seconds of each wrk run (default 6)
 //   --queue local|redis Tocsin's queue (default local: the embedded default)
+//   --rounds N          sweeps, one after another (default 1)
 // Needs wrk (`apt-get install -y wrk`). See bench/README.md, "Single posts by connection count".
 import { readdirSync, readFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { parseArgs } from "node:util";
 import { machineCpu, startBaselineProcess } from "./alert-system.mjs";
-import { quiet } from "./storm/measure.mjs";
+import { median, quiet } from "./storm/measure.mjs";
 import { startTocsin } from "./storm/tocsin.mjs";
 import { wrk } from "./storm/wrk.mjs";
 
@@ -25,10 +30,12 @@ const { values: opt } = parseArgs({
     connections: { type: "string", default: "1,4,16,50,100,200" },
     duration: { type: "string", default: "6" },
     queue: { type: "string", default: "local" },
+    rounds: { type: "string", default: "1" },
   },
 });
 const CONNECTIONS = opt.connections.split(",").map(Number);
 const SECONDS = Number(opt.duration);
+const ROUNDS = Number(opt.rounds);
 const CLK_TCK = 100;
 
 /** CPU ticks of each thread of `pid`, keyed `<service>/<tid>`. */
@@ -65,6 +72,43 @@ async function measure(target, connections) {
   return { ...r, machinePct, threads };
 }
 
+/** Prints one sweep: each connection count's rates, Tocsin's share and latency, the busy threads. */
+function printRound(rows, round) {
+  console.log(
+    `\n=== single posts by connection count, round ${round}/${ROUNDS}, ${new Date().toISOString()}, queue ${opt.queue}, ${cpus().length} cores, ${SECONDS} s each`,
+  );
+  console.log("conn  baseline/s (p50 ms, machine %)  Tocsin/s  share   p50   p90   p99  machine %  threads ≥ 10 % of a core");
+  for (const { c, b, t } of rows) {
+    const share = b.rps ? `${((100 * t.rps) / b.rps).toFixed(1)} %` : "—";
+    const threads = t.threads.map(([k, pct]) => `${k} ${pct}`).join(", ");
+    console.log(
+      `${String(c).padStart(4)}  ${`${b.rps} (${b.p50}, ${b.machinePct})`.padEnd(30)}  ${String(t.rps).padStart(8)}  ${share.padStart(6)}  ${String(t.p50).padStart(4)}  ${String(t.p90).padStart(4)}  ${String(t.p99).padStart(4)}  ${String(t.machinePct).padStart(9)}  ${threads}`,
+    );
+  }
+}
+
+/** Each side's best rate of one sweep, at its own connection count, and Tocsin's share of the baseline's. */
+function peakOf(rows) {
+  const best = (side) => rows.reduce((top, row) => (row[side].rps > top[side].rps ? row : top));
+  const b = best("b");
+  const t = best("t");
+  return { baseline: b.b.rps, baselineAt: b.c, tocsin: t.t.rps, tocsinAt: t.c, tocsinP99: t.t.p99, share: t.t.rps / b.b.rps };
+}
+
+/** Every round's best against best, and the share's median [min–max]. */
+function printPeaks(peaks) {
+  const pct = (x) => `${(100 * x).toFixed(1)} %`;
+  console.log("\n=== each side at its best connection count (per round)");
+  console.log("round  baseline/s (conn)  Tocsin/s (conn, p99 ms)  share");
+  peaks.forEach((p, i) => {
+    console.log(
+      `${String(i + 1).padStart(5)}  ${`${p.baseline} (${p.baselineAt})`.padEnd(17)}  ${`${p.tocsin} (${p.tocsinAt}, ${p.tocsinP99})`.padEnd(23)}  ${pct(p.share)}`,
+    );
+  });
+  const shares = peaks.map((p) => p.share).sort((a, b) => a - b);
+  console.log(`share, median [min–max]: ${pct(median(shares))} [${pct(shares[0])}–${pct(shares[shares.length - 1])}]`);
+}
+
 async function main() {
   const stack = [];
   try {
@@ -85,24 +129,21 @@ async function main() {
     };
     // Warm-up (discarded): JIT, caches, the first WAL pages.
     for (const t of Object.values(targets)) await wrk({ ...t.single, connections: 50, seconds: 2 });
-    const rows = [];
-    for (const c of CONNECTIONS) {
-      const b = await measure(targets.baseline, c);
-      const t = await measure(targets.tocsin, c);
-      rows.push({ c, b, t });
-      console.error(`[${new Date().toISOString().slice(11, 19)}] ${c} connections: baseline ${b.rps}/s, Tocsin ${t.rps}/s`);
+    const peaks = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      const rows = [];
+      for (const c of CONNECTIONS) {
+        const b = await measure(targets.baseline, c);
+        const t = await measure(targets.tocsin, c);
+        rows.push({ c, b, t });
+        console.error(
+          `[${new Date().toISOString().slice(11, 19)}] round ${round}, ${c} connections: baseline ${b.rps}/s, Tocsin ${t.rps}/s`,
+        );
+      }
+      printRound(rows, round);
+      peaks.push(peakOf(rows));
     }
-    console.log(
-      `\n=== single posts by connection count, ${new Date().toISOString()}, queue ${opt.queue}, ${cpus().length} cores, ${SECONDS} s each`,
-    );
-    console.log("conn  baseline/s (p50 ms, machine %)  Tocsin/s  share   p50   p90   p99  machine %  threads ≥ 10 % of a core");
-    for (const { c, b, t } of rows) {
-      const share = b.rps ? `${((100 * t.rps) / b.rps).toFixed(1)} %` : "—";
-      const threads = t.threads.map(([k, pct]) => `${k} ${pct}`).join(", ");
-      console.log(
-        `${String(c).padStart(4)}  ${`${b.rps} (${b.p50}, ${b.machinePct})`.padEnd(30)}  ${String(t.rps).padStart(8)}  ${share.padStart(6)}  ${String(t.p50).padStart(4)}  ${String(t.p90).padStart(4)}  ${String(t.p99).padStart(4)}  ${String(t.machinePct).padStart(9)}  ${threads}`,
-      );
-    }
+    printPeaks(peaks);
   } finally {
     for (const stop of stack.reverse()) await stop().catch(() => undefined);
   }
