@@ -3,8 +3,8 @@ import { createClient, createGrpcServer, type ServiceHandlers } from "@tocsin/gr
 import { alertV1, PROTO_FILES } from "@tocsin/proto";
 import { until } from "@tocsin/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAlertsRuntime } from "../alert-service/src/alerts-runtime.js";
 import { alertHandlers } from "../alert-service/src/handlers/alerts.js";
-import { createAlertsRuntime } from "../alert-service/src/service.js";
 import { ctx, type Harness, startHarness } from "./alert-processing.fixtures.js";
 
 /** The alerts list filters of issue 26 (severity, monitoring tool, service), unset. */

@@ -6,9 +6,9 @@ import { FakeClock } from "@tocsin/testing";
 import Database from "better-sqlite3";
 import { Redis } from "ioredis";
 import { MongoClient } from "mongodb";
+import { type AlertsRuntime, createAlertsRuntime } from "../alert-service/src/alerts-runtime.js";
 import type { IntegrationDirectory, ProjectAccess } from "../alert-service/src/domain/ports.js";
 import type { IntegrationRuntime, PayloadMapping, Tier } from "../alert-service/src/domain/types.js";
-import { type AlertsRuntime, createAlertsRuntime } from "../alert-service/src/service.js";
 
 /** Fakes for what lives outside alert processing: auth-service's projects and the integrations use-cases. */
 export class FakeWorld {

@@ -7,8 +7,8 @@ import { openSqlite } from "@tocsin/store";
 import { captureLogger, FakeClock, until } from "@tocsin/testing";
 import type Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { type AlertsRuntime, createAlertsRuntime, runsInThread } from "../alert-service/src/alerts-runtime.js";
 import { loadConfig } from "../alert-service/src/config.js";
-import { type AlertsRuntime, createAlertsRuntime, runsInThread } from "../alert-service/src/service.js";
 import { ctx, FakeWorld } from "./alert-processing.fixtures.js";
 import { dropQueueKeys, queueVariants } from "./queue-variants.js";
 
