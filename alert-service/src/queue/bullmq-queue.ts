@@ -1,22 +1,22 @@
 import { type Logger, unavailable, withTimeout } from "@tocsin/core";
-import { Job, Queue, UnrecoverableError, Worker } from "bullmq";
+import { type Job, Queue, UnrecoverableError, Worker } from "bullmq";
 import { Redis } from "ioredis";
-import { type Ending, errorText, type LaneBatches, laneBatches, runJobs, type WaitingJob } from "./bullmq-lane-batch.js";
+import { JobEnds } from "./bullmq-ends.js";
+import { type LaneBatches, laneBatches } from "./bullmq-lane-batch.js";
 import { type OrderedLane, runOrderedHead } from "./bullmq-ordered-lane.js";
 import {
   bullId,
-  type Carrier,
-  carriersOf,
   type LanePacks,
   lanePacks,
   laneUnits,
-  PACK_ID_PREFIX,
   PACK_NAME,
   PACK_WORKER_NAME,
   PackingCheck,
   recordedEnd,
 } from "./bullmq-packs.js";
+import { runUnorderedHead, type UnorderedLane } from "./bullmq-unordered-lane.js";
 import { EndWaiters } from "./bullmq-waiters.js";
+import { writeJobs } from "./bullmq-writes.js";
 import { GroupAdd } from "./group-add.js";
 import { laneQueueName, QUEUE_PREFIX } from "./job-facts.js";
 import {
@@ -30,7 +30,6 @@ import {
   MAX_ATTEMPTS,
   type QueuedJob,
   type RetryPolicy,
-  UnrecoverableJobError,
 } from "./queue.js";
 import type { EndedJob } from "./sqlite/options.js";
 
@@ -64,22 +63,7 @@ export interface BullmqQueueOptions {
   onEnded?: (ended: EndedJob[]) => void;
 }
 
-/** A completion as told to another thread, which only counts it. */
-const COMPLETED: JobResult = { state: "completed", result: null };
-
 const DEFAULT_RETRY: RetryPolicy = { maxAttempts: MAX_ATTEMPTS, backoff: backoffMs };
-
-const jobOptions = (job: Carrier, retry: RetryPolicy, ordered: boolean) => ({
-  jobId: job.id,
-  // Ordered lanes retry inside the processor (see `process`); BullMQ runs such a job once.
-  attempts: ordered ? 1 : retry.maxAttempts,
-  // The worker's backoffStrategy computes each delay from the queue's RetryPolicy.
-  backoff: { type: "policy" },
-  ...(job.delayMs ? { delay: job.delayMs } : {}),
-  // A pack's jobs' ends are in the lane's done hash: the pack itself (its jobs' data) goes at its end.
-  removeOnComplete: job.name === PACK_NAME ? true : { age: 3600, count: 100_000 },
-  removeOnFail: { age: 86_400 },
-});
 
 /** Jobs take milliseconds: a worker that died is noticed within ~10 s, not BullMQ's 30 s. */
 const LOCK_MS = 10_000;
@@ -107,8 +91,8 @@ export class BullmqJobQueue implements JobQueue {
   private workers: Worker[] = [];
   /** The `waitFor` calls, woken when their job's end is announced (they then read it from Redis). */
   private readonly waiters = new EndWaiters(() => this.listen());
-  private processed = 0;
-  private failed = 0;
+  /** The jobs' ends: recorded, counted, announced (bullmq-ends.ts). */
+  private readonly ends: JobEnds;
   private readonly lanes: number;
   private readonly prefix: string;
   private readonly doneChannel: string;
@@ -123,6 +107,8 @@ export class BullmqJobQueue implements JobQueue {
   private readonly units: (queue: Queue) => Promise<number>;
   /** Set by `start` on ordered lanes: what their runs use (bullmq-ordered-lane.ts). */
   private orderedLane: OrderedLane | undefined;
+  /** Set by `start` on unordered queues: what their runs use (bullmq-unordered-lane.ts). */
+  private unorderedLane: UnorderedLane | undefined;
 
   constructor(private readonly opts: BullmqQueueOptions) {
     this.lanes = opts.lanes ?? DEFAULT_LANES;
@@ -138,6 +124,12 @@ export class BullmqJobQueue implements JobQueue {
       retryStrategy: (n: number) => Math.min(n * 200, 2000),
     };
     this.producer = new Redis(opts.redisUrl, failFast);
+    this.ends = new JobEnds({
+      producer: this.producer,
+      doneChannel: this.doneChannel,
+      logger: opts.logger,
+      onEnded: opts.onEnded,
+    });
     this.subscriber = new Redis(opts.redisUrl, {
       maxRetriesPerRequest: null,
       retryStrategy: (n: number) => Math.min(n * 200, 2000),
@@ -197,38 +189,10 @@ export class BullmqJobQueue implements JobQueue {
     }
   }
 
-  /**
-   * BullMQ's `Queue.addBulk` (`Job.createBulk`) does the same per queue: a BullMQ job per
-   * carrier, `addJob` into a pipeline, then `exec`. The lanes are queues on one connection, so
-   * their jobs share one pipeline rather than a pipeline, a socket write and a reply each: an
-   * ioredis pipeline copies every script of the connection when made (BullMQ's fifty-odd), and
-   * eight of them per write were a tenth of the accepting thread in a batch storm
-   * (bench/notes/2026-12-02-one-pipeline.md). Not atomic, as before: a lane whose add failed
-   * fails the write, the others' jobs stay added (adds are idempotent by job id).
-   */
+  /** One write of `addBulk`'s jobs (bullmq-writes.ts), packed while the lanes' workers read packs. */
   private async write(jobs: QueuedJob[]): Promise<void> {
-    const byLane = new Map<number, QueuedJob[]>();
-    for (const job of jobs) {
-      const list = byLane.get(job.lane);
-      if (list) list.push(job);
-      else byLane.set(job.lane, [job]);
-    }
     const pack = this.ordered && (await this.packing.allowed());
-    const carriers = (list: QueuedJob[]): Carrier[] =>
-      pack ? carriersOf(list) : list.map((job) => ({ id: bullId(job.id), name: job.name, data: job.data, delayMs: job.delayMs }));
-    const lanes = [...byLane].map(([lane, list]) => ({ queue: this.queues[lane] as Queue, list }));
-    const [client] = await Promise.all(lanes.map(({ queue }) => queue.client));
-    if (!client) return;
-    const pipeline = client.pipeline();
-    // As in createBulk, each `addJob` queues its command at once; its promise settles without the reply.
-    const queued: Array<Promise<unknown>> = [];
-    for (const { queue, list } of lanes)
-      for (const carrier of carriers(list)) {
-        const opts = { ...queue.jobsOpts, ...jobOptions(carrier, this.retry, this.ordered) };
-        queued.push(new Job(queue, carrier.name, carrier.data, opts, opts.jobId).addJob(pipeline, { parentDependenciesKey: "" }));
-      }
-    const [results] = await Promise.all([pipeline.exec(), Promise.all(queued)]);
-    for (const [err] of results ?? []) if (err) throw err;
+    await writeJobs(this.queues, jobs, { ordered: this.ordered, retry: this.retry, pack });
   }
 
   /**
@@ -246,12 +210,19 @@ export class BullmqJobQueue implements JobQueue {
         batches: this.batches,
         packs: this.packs,
         retry: this.retry,
-        record: (queue, units, carriers, packed) => this.record(queue, units, carriers, packed),
+        record: (queue, units, carriers, packed) => this.ends.record(this.packs, queue, units, carriers, packed),
         pause: async (ms) => {
           await this.wait(ms);
           // Closing with releaseRetryingOnClose: the job is left active, never to end here (see the option).
           if (this.closing && this.opts.releaseRetryingOnClose) await new Promise(() => undefined);
         },
+      };
+    if (!this.ordered)
+      this.unorderedLane = {
+        batches: this.batches,
+        retry: this.retry,
+        logger: this.opts.logger,
+        end: (queue, endings) => this.ends.end(this.packs, queue, endings),
       };
     this.workers = this.queues.map((q) => {
       const worker = new Worker(q.name, (job: Job, token?: string) => this.process(job, token, batches, q), {
@@ -272,14 +243,14 @@ export class BullmqJobQueue implements JobQueue {
       worker.on("error", (err) => this.opts.logger.warn({ err }, "worker error"));
       // A pack's jobs are announced by `record`, not with the pack's end.
       worker.on("completed", (job) => {
-        if (job.name !== PACK_NAME) this.publish(job.id, { state: "completed", result: job.returnvalue ?? null });
+        if (job.name !== PACK_NAME) this.ends.published(job.id, { state: "completed", result: job.returnvalue ?? null });
       });
       worker.on("failed", (job, err) => {
         if (!job || job.name === PACK_NAME) return;
         const final = err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1);
         if (!final) return;
         this.opts.logger.warn({ err, jobId: job.id, job: job.name }, "job failed for good");
-        this.publish(job.id, { state: "failed", error: err.message });
+        this.ends.published(job.id, { state: "failed", error: err.message });
       });
       return worker;
     });
@@ -307,115 +278,15 @@ export class BullmqJobQueue implements JobQueue {
     if (!this.closing) worker.run().catch((err) => this.opts.logger.warn({ err, queue: queue.name }, "worker stopped"));
   }
 
-  /** Ordered lane: bullmq-ordered-lane.ts; unordered queue: `processUnordered`. */
+  /** Ordered lane: bullmq-ordered-lane.ts; unordered queue: bullmq-unordered-lane.ts. */
   private async process(job: Job, token: string | undefined, worker: BatchWorker, queue: Queue): Promise<unknown> {
-    if (!this.ordered) return this.processUnordered(job, token, worker, queue);
+    if (!this.ordered) return runUnorderedHead(this.unorderedLane as UnorderedLane, job, token, worker, queue);
     return runOrderedHead(this.orderedLane as OrderedLane, job, worker, queue);
-  }
-
-  /**
-   * Unordered queue: the head and the jobs taken with it run once here. After a failure the head
-   * fails through BullMQ (its retries wait in the delayed set) and the taken jobs not ended are
-   * put back in the wait list, the failed one with an attempt counted (failed for good when
-   * unrecoverable or out of attempts); nothing waits here for a retry.
-   */
-  private async processUnordered(job: Job, token: string | undefined, worker: BatchWorker, queue: Queue): Promise<unknown> {
-    const head: WaitingJob = { id: job.id ?? "", name: job.name, data: job.data, attempt: job.attemptsMade + 1 };
-    const taken = this.batches ? await this.batches.take(queue, worker.maxJobs - 1, `${token}:batch`) : [];
-    let run = [head, ...taken];
-    let headResult: { result: unknown } | undefined;
-    for (;;) {
-      const { endings, culprit, error, ranFirst, rest } = await runJobs(worker, run, headResult ? undefined : head.id);
-      if (ranFirst) headResult = ranFirst;
-      if (!culprit) {
-        this.end(queue, "active", endings);
-        if (rest.length === 0) return headResult?.result;
-        run = rest; // the runner ran fewer than it was given: the rest now
-        continue;
-      }
-      const final = error instanceof UnrecoverableJobError || culprit.attempt >= this.retry.maxAttempts;
-      const isHead = culprit.id === head.id;
-      if (!isHead && final) endings.push({ id: culprit.id, ok: false, reason: errorText(error) });
-      this.end(queue, "active", endings);
-      const back = [
-        ...(isHead || final ? [] : [{ id: culprit.id, failed: true }]),
-        ...rest.map((j) => ({ id: j.id, failed: false })),
-      ];
-      if (this.batches && back.length)
-        await this.batches.release(queue, back).catch((err: unknown) => {
-          // Left active: BullMQ's stalled check puts them back once their lock expires.
-          this.opts.logger.warn({ err, queue: queue.name }, "cannot put a batch's jobs back");
-        });
-      if (isHead) throw error instanceof UnrecoverableJobError ? new UnrecoverableError(error.message) : error;
-      return headResult?.result;
-    }
-  }
-
-  /** Batch ends sent and not yet answered: `close` waits for them before it disconnects. */
-  private readonly ending = new Set<Promise<void>>();
-
-  private track(sent: Promise<void>): void {
-    const done = sent.finally(() => this.ending.delete(done));
-    this.ending.add(done);
-  }
-
-  /** Unordered queue: the taken jobs of a batch ended in one round trip, and announced. */
-  private end(queue: Queue, from: "active", endings: Ending[]): void {
-    const packs = this.packs;
-    if (!packs || endings.length === 0) return;
-    this.track(
-      packs
-        .record(queue, from, [], endings)
-        // Not ended (Redis away): they run again once their lock expired (jobs are idempotent).
-        .catch((err: unknown) => {
-          this.opts.logger.warn({ err, queue: queue.name }, "cannot end a batch's taken jobs");
-          return new Set<string>();
-        })
-        .then((ended) => this.announceEnds(endings.filter((e) => ended.has(e.id)))),
-    );
-  }
-
-  /**
-   * Ordered lane, in one round trip: the jobs' ends recorded, and the carriers behind the head
-   * whose jobs all ended ended (`carriers`: a job alone with its outcome, a pack deleted).
-   * Announced: the packed jobs, and the jobs alone this ended (the head ends through BullMQ,
-   * whose events announce it).
-   */
-  private record(queue: Queue, units: Ending[], carriers: Ending[], packed: Set<string>): void {
-    const packs = this.packs;
-    if (!packs || (units.length === 0 && carriers.length === 0)) return;
-    const alone = carriers.filter((c) => !c.id.startsWith(PACK_ID_PREFIX));
-    this.track(
-      packs.record(queue, "wait", units, carriers).then(
-        (ended) => this.announceEnds([...units.filter((u) => packed.has(u.id)), ...alone.filter((c) => ended.has(c.id))]),
-        // Not recorded (Redis away): they run again, with their carrier (jobs are idempotent).
-        (err: unknown) => this.opts.logger.warn({ err, queue: queue.name }, "cannot record a batch's ends"),
-      ),
-    );
   }
 
   /** Jobs that another thread's instance ended (its `onEnded`): counted here; waiters hear of them through Redis. */
   ended(jobs: EndedJob[]): void {
-    for (const job of jobs)
-      if (job.result.state === "completed") this.processed++;
-      else this.failed++;
-  }
-
-  /** Counts and announces the jobs a batch ended (a failure logged here: BullMQ's events log the head's). */
-  private announceEnds(announced: Ending[]): void {
-    for (const e of announced) if (!e.ok) this.opts.logger.warn({ jobId: e.id, reason: e.reason }, "job failed for good");
-    this.tell(announced.map((e) => ({ id: e.id, result: e.ok ? COMPLETED : { state: "failed", error: e.reason } })));
-  }
-
-  /**
-   * Counts ended jobs, announces their ids on the done channel (waiters read the ends from Redis),
-   * and tells the other thread, which only counts them: outcomes without results.
-   */
-  private tell(jobs: EndedJob[]): void {
-    if (jobs.length === 0) return;
-    this.ended(jobs);
-    this.producer.publish(this.doneChannel, JSON.stringify(jobs.map((j) => j.id))).catch(() => {});
-    this.opts.onEnded?.(jobs);
+    this.ends.counted(jobs);
   }
 
   /** Jobs waiting for their next attempt: woken at once by `close`. */
@@ -432,11 +303,6 @@ export class BullmqJobQueue implements JobQueue {
       const timer = setTimeout(done, ms);
       this.waiting.add(done);
     });
-  }
-
-  /** A job BullMQ ended itself (a job alone at the head), from the worker's events. */
-  private publish(id: string | undefined, result: JobResult): void {
-    if (id) this.tell([{ id, result: result.state === "completed" ? COMPLETED : result }]);
   }
 
   private async stored(id: string, lane: number): Promise<JobResult | undefined> {
@@ -470,7 +336,7 @@ export class BullmqJobQueue implements JobQueue {
       }),
     );
     const pending = all.reduce((sum, c) => sum + Object.values(c).reduce((a, b) => a + b, 0), 0);
-    return { pending, processed: this.processed, failed: this.failed };
+    return { pending, ...this.ends.totals() };
   }
 
   async healthy() {
@@ -486,7 +352,7 @@ export class BullmqJobQueue implements JobQueue {
     const release = this.opts.releaseRetryingOnClose === true && this.waiting.size > 0;
     for (const wake of this.waiting) wake();
     await Promise.all(this.workers.map((w) => w.close(release)));
-    await Promise.all(this.ending);
+    await this.ends.settled();
     await Promise.all(this.queues.map((q) => q.close()));
     for (const c of [this.producer, this.subscriber, this.workerConnection]) c?.disconnect();
   }
