@@ -36,6 +36,8 @@ const { values: opt } = parseArgs({
 const CONNECTIONS = opt.connections.split(",").map(Number);
 const SECONDS = Number(opt.duration);
 const ROUNDS = Number(opt.rounds);
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1)
+  throw new Error(`--rounds: a whole number of sweeps, at least 1 (got ${opt.rounds})`);
 const CLK_TCK = 100;
 
 /** CPU ticks of each thread of `pid`, keyed `<service>/<tid>`. */
