@@ -21,7 +21,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { parseArgs } from "node:util";
 import { machineCpu, startBaselineProcess } from "./alert-system.mjs";
-import { median, quiet } from "./storm/measure.mjs";
+import { quiet, spread } from "./storm/measure.mjs";
 import { startTocsin } from "./storm/tocsin.mjs";
 import { wrk } from "./storm/wrk.mjs";
 
@@ -107,8 +107,8 @@ function printPeaks(peaks) {
       `${String(i + 1).padStart(5)}  ${`${p.baseline} (${p.baselineAt})`.padEnd(17)}  ${`${p.tocsin} (${p.tocsinAt}, ${p.tocsinP99})`.padEnd(23)}  ${pct(p.share)}`,
     );
   });
-  const shares = peaks.map((p) => p.share).sort((a, b) => a - b);
-  console.log(`share, median [min–max]: ${pct(median(shares))} [${pct(shares[0])}–${pct(shares[shares.length - 1])}]`);
+  const share = spread(peaks.map((p) => p.share));
+  console.log(`share, median [min–max]: ${pct(share.median)} [${pct(share.min)}–${pct(share.max)}]`);
 }
 
 async function main() {
