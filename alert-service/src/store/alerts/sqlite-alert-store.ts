@@ -3,69 +3,13 @@ import type { Database, Statement } from "better-sqlite3";
 import type { ActivityEntry, Alert, AlertStatus } from "../../domain/alerts/model.js";
 import type { AlertQuery, AlertStore, NewAlert } from "../../domain/alerts/ports.js";
 import { isoMs } from "../../domain/alerts/times.js";
-import { ACKNOWLEDGED, opApplied, openAlertExists, RESOLVED, severityCode, severityOf, statusCode, statusOf } from "./codes.js";
+import { ACKNOWLEDGED, opApplied, openAlertExists, RESOLVED, severityCode, severityOf, statusCode } from "./codes.js";
 import { notesJson } from "./json-text.js";
+import { readActivity } from "./sqlite-alert-activity.js";
+import { listAlerts } from "./sqlite-alert-list.js";
+import { type AlertRow, toAlert } from "./sqlite-alert-rows.js";
 import { OpRecords, rollBackEnclosing } from "./sqlite-op-records.js";
 import { OpenFingerprints, REOPEN_REFUSED } from "./sqlite-open-fingerprints.js";
-
-interface AlertRow {
-  id: number;
-  project_id: number;
-  iid: number;
-  integration_id: number;
-  title: string;
-  description: string;
-  severity: number;
-  status: number;
-  service: string;
-  monitoring_tool: string;
-  hosts: string;
-  events: number;
-  fingerprint: string | null;
-  started_at: number;
-  ended_at: number | null;
-  environment_name: string;
-  incident_iid: number;
-  payload: string;
-  created_at: number;
-  updated_at: number;
-}
-
-function toAlert(r: AlertRow): Alert {
-  return {
-    id: r.id,
-    projectId: r.project_id,
-    iid: r.iid,
-    integrationId: r.integration_id,
-    title: r.title,
-    description: r.description,
-    severity: severityOf(r.severity),
-    status: statusOf(r.status),
-    service: r.service,
-    monitoringTool: r.monitoring_tool,
-    hosts: JSON.parse(r.hosts) as string[],
-    events: r.events,
-    fingerprint: r.fingerprint ?? undefined,
-    startedAt: new Date(r.started_at),
-    endedAt: r.ended_at === null ? undefined : new Date(r.ended_at),
-    environmentName: r.environment_name,
-    incidentIid: r.incident_iid,
-    payload: JSON.parse(r.payload) as Record<string, unknown>,
-    createdAt: new Date(r.created_at),
-    updatedAt: new Date(r.updated_at),
-  };
-}
-
-/** Severity ascending means less critical first, so its column order is inverted. */
-function orderSql(q: AlertQuery): string {
-  const dir = q.sort === "asc" ? "ASC" : "DESC";
-  if (q.orderBy === "severity") {
-    const inv = dir === "ASC" ? "DESC" : "ASC";
-    return `severity ${inv}, id ${dir}`;
-  }
-  const column = q.orderBy === "ended_at" ? "COALESCE(ended_at, 0)" : q.orderBy;
-  return `${column} ${dir}, id ${dir}`;
-}
 
 /**
  * The new alert's row, with the notes written with it (`notes`, schema version 5); its iid is the
@@ -88,9 +32,6 @@ const COUNT_NEW_ALERT = `INSERT INTO alert_counts (project_id, status, n) VALUES
 
 /** A project's next iid (`alerts (project_id, iid)` is unique: its index's last entry). */
 const NEXT_IID = "SELECT COALESCE(MAX(iid), 0) + 1 AS iid FROM alerts WHERE project_id = ?";
-
-/** Notes written with an alert (`alerts.notes`), as stored. */
-type RowNotes = Array<{ key: string; note: string }>;
 
 export class SqliteAlertStore implements AlertStore {
   /** Transactions built once (`db.transaction` wraps a function; building it per call costs). */
@@ -306,49 +247,7 @@ export class SqliteAlertStore implements AlertStore {
   }
 
   async list(projectId: number, q: AlertQuery) {
-    const where = ["project_id = ?"];
-    const args: unknown[] = [projectId];
-    if (q.status) {
-      where.push("status = ?");
-      args.push(statusCode(q.status));
-    }
-    if (q.severity) {
-      where.push("severity = ?");
-      args.push(severityCode(q.severity));
-    }
-    for (const [column, value] of [
-      ["monitoring_tool", q.monitoringTool],
-      ["service", q.service],
-    ] as const) {
-      if (value === undefined) continue;
-      where.push(`${column} = ? COLLATE NOCASE`);
-      args.push(value);
-    }
-    if (q.search) {
-      const like = `%${q.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      where.push(
-        "(" +
-          ["title", "description", "service", "monitoring_tool", "hosts"].map((c) => `${c} LIKE ? ESCAPE '\\'`).join(" OR ") +
-          ")",
-      );
-      args.push(like, like, like, like, like);
-    }
-    const clause = where.join(" AND ");
-    // A search reads every row of the project: walk them in insertion (rowid) order, which the
-    // planner, without statistics, does not know is much cheaper than another index's order.
-    const hint = q.search ? ` INDEXED BY ${q.status ? "alerts_project_status_created" : "alerts_project_created"}` : "";
-    // Without a filter but the status, the total is kept by triggers (`alert_counts`).
-    const counted = !q.search && !q.severity && q.monitoringTool === undefined && q.service === undefined;
-    const total = counted
-      ? `SELECT COALESCE(SUM(n), 0) AS n FROM alert_counts WHERE ${clause}`
-      : `SELECT COUNT(*) AS n FROM alerts${hint} WHERE ${clause}`;
-    const { n } = prepared(this.db, total).get(...args) as { n: number };
-    const rows = prepared(this.db, `SELECT * FROM alerts WHERE ${clause} ORDER BY ${orderSql(q)} LIMIT ? OFFSET ?`).all(
-      ...args,
-      q.limit,
-      q.offset,
-    ) as AlertRow[];
-    return { alerts: rows.map(toAlert), total: n };
+    return listAlerts(this.db, projectId, q);
   }
 
   async addActivity(alertId: number, key: string, note: string, at: Date) {
@@ -360,27 +259,8 @@ export class SqliteAlertStore implements AlertStore {
     );
   }
 
-  /**
-   * The notes written with the alert (`alerts.notes`, first, dated by its creation), then the later
-   * ones in the order written; a later note under the key of one written with the alert is that
-   * note again (idempotent by key, as `addActivity`'s INSERT OR IGNORE is among later notes).
-   */
+  /** See `readActivity`. */
   async activity(alertId: number): Promise<ActivityEntry[]> {
-    const alert = prepared(this.db, "SELECT notes, created_at FROM alerts WHERE id = ?").get(alertId) as
-      | { notes: string | null; created_at: number }
-      | undefined;
-    const embedded = alert?.notes ? (JSON.parse(alert.notes) as RowNotes) : [];
-    const rows = prepared(this.db, "SELECT key, note, at FROM alert_activity WHERE alert_id = ? ORDER BY seq").all(
-      alertId,
-    ) as Array<{
-      key: string;
-      note: string;
-      at: number;
-    }>;
-    const keys = new Set(embedded.map((n) => n.key));
-    return [
-      ...embedded.map((n) => ({ note: n.note, createdAt: new Date(alert?.created_at ?? 0) })),
-      ...rows.filter((r) => !keys.has(r.key)).map((r) => ({ note: r.note, createdAt: new Date(r.at) })),
-    ];
+    return readActivity(this.db, alertId);
   }
 }
