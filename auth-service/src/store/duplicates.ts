@@ -5,7 +5,7 @@ import { emailTaken, endpointTaken, integrationTaken, pathTaken, tokenTaken, use
 /** The unique rules of the store, named alike in both adapters. */
 export type UniqueRule = "username" | "email" | "path" | "token" | "integration" | "endpoint";
 
-export function duplicateFor(rule: UniqueRule): AppError {
+function duplicateFor(rule: UniqueRule): AppError {
   switch (rule) {
     case "username":
       return usernameTaken();
@@ -33,7 +33,7 @@ const SQLITE_RULES: [string, UniqueRule][] = [
 ];
 
 /** The rule a better-sqlite3 UNIQUE failure broke, or null for any other error. */
-export function sqliteDuplicate(err: unknown): UniqueRule | null {
+function sqliteDuplicate(err: unknown): UniqueRule | null {
   if (!(err instanceof Error) || !isDuplicateKey(err)) return null;
   for (const [column, rule] of SQLITE_RULES) if (err.message.includes(column)) return rule;
   return null;
@@ -48,3 +48,27 @@ export const MONGO_INDEX: Record<UniqueRule, string> = {
   integration: "_id_",
   endpoint: "uniq_endpoint",
 };
+
+/**
+ * Runs an insert, turning E11000 into the ALREADY_EXISTS of `rule`. FerretDB's duplicate-key
+ * errors name neither the index nor the key, so each call site says which rule it can break.
+ */
+export async function guardMongo<T>(fn: () => Promise<T>, rule: UniqueRule | (() => Promise<UniqueRule>)): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (!isDuplicateKey(err)) throw err;
+    throw duplicateFor(typeof rule === "function" ? await rule() : rule);
+  }
+}
+
+/** Runs `fn`, turning a UNIQUE failure into the matching ALREADY_EXISTS (renamed by `rename`). */
+export function guardSqlite<T>(fn: () => T, rename: Partial<Record<UniqueRule, UniqueRule>> = {}): T {
+  try {
+    return fn();
+  } catch (err) {
+    const rule = sqliteDuplicate(err);
+    if (rule) throw duplicateFor(rename[rule] ?? rule);
+    throw err;
+  }
+}

@@ -1,4 +1,4 @@
-import { isDuplicateKey, MongoSequences } from "@tocsin/store";
+import { MongoSequences } from "@tocsin/store";
 import { type Db, MongoClient } from "mongodb";
 import type {
   AuthStore,
@@ -22,22 +22,12 @@ import type {
   TokenRecord,
   UserRecord,
 } from "../domain/types.js";
-import { duplicateFor, type UniqueRule } from "./duplicates.js";
-import { createMongoIndexes, type Docs, fromDoc, type KeyDoc, type MemberDoc, type UserDoc } from "./mongo-docs.js";
+import { guardMongo } from "./duplicates.js";
+import { createMongoUser } from "./mongo-create-user.js";
+import { createMongoIndexes, type Docs, fromDoc, type UserDoc } from "./mongo-docs.js";
+import * as keys from "./mongo-integration-keys.js";
+import * as memberships from "./mongo-memberships.js";
 import { MongoSessionStore } from "./mongo-session-store.js";
-
-/**
- * Runs an insert, turning E11000 into the ALREADY_EXISTS of `rule`. FerretDB's duplicate-key
- * errors name neither the index nor the key, so each call site says which rule it can break.
- */
-async function guard<T>(fn: () => Promise<T>, rule: UniqueRule | (() => Promise<UniqueRule>)): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (!isDuplicateKey(err)) throw err;
-    throw duplicateFor(typeof rule === "function" ? await rule() : rule);
-  }
-}
 
 /**
  * AuthStore on MongoDB (FerretDB-compatible subset: no transactions, no aggregation). Ids come
@@ -101,64 +91,8 @@ export class MongoAuthStore implements AuthStore {
     return this.sequences.reserveBlock(name, 1);
   }
 
-  /**
-   * No transactions: namespace, user and primary e-mail are inserted in turn and the earlier
-   * inserts are removed again when a later one conflicts.
-   */
   async createUser(input: NewUser): Promise<UserRecord> {
-    const id = await this.nextId("users");
-    const nsId = await this.nextId("namespaces");
-    const name = input.username;
-    await guard(
-      () =>
-        this.c.namespaces.insertOne({
-          _id: nsId,
-          kind: "user",
-          name: input.name,
-          path: name,
-          fullPath: name,
-          fullPathLower: name.toLowerCase(),
-          parentId: 0,
-          ancestorIds: [],
-          plan: "free",
-          ownerId: id,
-          createdAt: input.createdAt,
-        }),
-      "username",
-    );
-    const user: UserDoc = {
-      _id: id,
-      username: name,
-      usernameLower: name.toLowerCase(),
-      name: input.name,
-      email: input.email,
-      isAdmin: input.isAdmin,
-      namespaceId: nsId,
-      createdAt: input.createdAt,
-      blocked: false,
-      passwordHash: input.passwordHash ?? null,
-    };
-    try {
-      await guard(() => this.c.users.insertOne(user), "username");
-      const emailId = await this.nextId("emails");
-      await guard(
-        () =>
-          this.c.emails.insertOne({
-            _id: emailId,
-            userId: id,
-            email: input.email,
-            emailLower: input.email.toLowerCase(),
-            confirmedAt: input.createdAt,
-            primary: true,
-          }),
-        "email",
-      );
-    } catch (err) {
-      await this.c.users.deleteOne({ _id: id });
-      await this.c.namespaces.deleteOne({ _id: nsId });
-      throw err;
-    }
-    return fromDoc.user(user);
+    return createMongoUser(this.c, (name) => this.nextId(name), input);
   }
 
   async getUser(id: number): Promise<UserRecord | null> {
@@ -203,7 +137,7 @@ export class MongoAuthStore implements AuthStore {
 
   async addEmail(input: NewEmail): Promise<EmailRecord> {
     const id = await this.nextId("emails");
-    await guard(() => this.c.emails.insertOne({ _id: id, ...input, emailLower: input.email.toLowerCase() }), "email");
+    await guardMongo(() => this.c.emails.insertOne({ _id: id, ...input, emailLower: input.email.toLowerCase() }), "email");
     return { ...input, id };
   }
 
@@ -214,7 +148,7 @@ export class MongoAuthStore implements AuthStore {
 
   async insertToken(input: NewToken): Promise<TokenRecord> {
     const id = await this.nextId("tokens");
-    await guard(() => this.c.tokens.insertOne({ _id: id, ...input, scopes: [...input.scopes] }), "token");
+    await guardMongo(() => this.c.tokens.insertOne({ _id: id, ...input, scopes: [...input.scopes] }), "token");
     return { ...input, id };
   }
 
@@ -243,7 +177,7 @@ export class MongoAuthStore implements AuthStore {
 
   async insertNamespace(input: NewNamespace): Promise<NamespaceRecord> {
     const id = await this.nextId("namespaces");
-    await guard(
+    await guardMongo(
       () =>
         this.c.namespaces.insertOne({
           _id: id,
@@ -296,7 +230,10 @@ export class MongoAuthStore implements AuthStore {
 
   async insertProject(input: NewProject): Promise<ProjectRecord> {
     const id = await this.nextId("projects");
-    await guard(() => this.c.projects.insertOne({ _id: id, ...input, pathLower: input.pathWithNamespace.toLowerCase() }), "path");
+    await guardMongo(
+      () => this.c.projects.insertOne({ _id: id, ...input, pathLower: input.pathWithNamespace.toLowerCase() }),
+      "path",
+    );
     return { ...input, id };
   }
 
@@ -317,71 +254,38 @@ export class MongoAuthStore implements AuthStore {
   }
 
   async upsertMembership(m: MembershipRecord): Promise<void> {
-    const _id = `${m.sourceType}:${m.sourceId}:${m.userId}`;
-    const write = () =>
-      this.c.memberships.updateOne(
-        { _id },
-        {
-          $set: { accessLevel: m.accessLevel },
-          $setOnInsert: { sourceType: m.sourceType, sourceId: m.sourceId, userId: m.userId },
-        },
-        { upsert: true },
-      );
-    // Two replicas adding the member at once: FerretDB does not retry the upsert that lost.
-    await write().catch((err: unknown) => {
-      if (isDuplicateKey(err)) return write();
-      throw err;
-    });
+    return memberships.upsert(this.c.memberships, m);
   }
 
   async listMembershipsOfUser(userId: number): Promise<MembershipRecord[]> {
-    return (await this.c.memberships.find({ userId }).toArray()).map(fromDoc.membership);
+    return memberships.listOfUser(this.c.memberships, userId);
   }
 
   async listMembershipsOfSources(sources: { type: SourceType; id: number }[]): Promise<MembershipRecord[]> {
-    if (sources.length === 0) return [];
-    const filter = { $or: sources.map((s) => ({ sourceType: s.type, sourceId: s.id })) } as Partial<MemberDoc>;
-    return (await this.c.memberships.find(filter).toArray()).map(fromDoc.membership);
+    return memberships.listOfSources(this.c.memberships, sources);
   }
 
   async insertIntegrationKey(input: IntegrationKeyRecord): Promise<IntegrationKeyRecord> {
-    const { integrationId, ...rest } = input;
-    await guard(
-      () => this.c.keys.insertOne({ _id: integrationId, ...rest }),
-      async () => ((await this.c.keys.findOne({ _id: integrationId })) ? "integration" : "endpoint"),
-    );
-    return { ...input };
+    return keys.insert(this.c.keys, input);
   }
 
   async getIntegrationKey(integrationId: number): Promise<IntegrationKeyRecord | null> {
-    const doc = await this.c.keys.findOne({ _id: integrationId });
-    return doc ? fromDoc.key(doc) : null;
+    return keys.get(this.c.keys, integrationId);
   }
 
   async listIntegrationKeys(projectId: number): Promise<IntegrationKeyRecord[]> {
-    return (await this.c.keys.find({ projectId }).sort({ createdAt: 1, _id: 1 }).toArray()).map(fromDoc.key);
+    return keys.list(this.c.keys, projectId);
   }
 
   async findIntegrationKeyByEndpoint(projectId: number, endpointIdentifier: string): Promise<IntegrationKeyRecord | null> {
-    const doc = await this.c.keys.findOne({ projectId, endpointIdentifier });
-    return doc ? fromDoc.key(doc) : null;
+    return keys.findByEndpoint(this.c.keys, projectId, endpointIdentifier);
   }
 
   async updateIntegrationKey(integrationId: number, patch: KeyPatch): Promise<IntegrationKeyRecord | null> {
-    const set: Partial<KeyDoc> = {};
-    if (patch.active !== undefined) set.active = patch.active;
-    if (patch.sealedToken !== undefined) set.sealedToken = patch.sealedToken;
-    if (patch.tokenSha256 !== undefined) set.tokenSha256 = patch.tokenSha256;
-    if (patch.previousTokenSha256 !== undefined) set.previousTokenSha256 = patch.previousTokenSha256;
-    if (patch.previousTokenExpiresAt !== undefined) set.previousTokenExpiresAt = patch.previousTokenExpiresAt;
-    if (patch.sealedSigningSecret !== undefined) set.sealedSigningSecret = patch.sealedSigningSecret;
-    if (Object.keys(set).length === 0) return this.getIntegrationKey(integrationId);
-    const doc = await this.c.keys.findOneAndUpdate({ _id: integrationId }, { $set: set }, { returnDocument: "after" });
-    return doc ? fromDoc.key(doc) : null;
+    return keys.update(this.c.keys, integrationId, patch);
   }
 
   async deleteIntegrationKey(integrationId: number): Promise<IntegrationKeyRecord | null> {
-    const doc = await this.c.keys.findOneAndDelete({ _id: integrationId });
-    return doc ? fromDoc.key(doc) : null;
+    return keys.remove(this.c.keys, integrationId);
   }
 }

@@ -22,21 +22,14 @@ import type {
   TokenRecord,
   UserRecord,
 } from "../domain/types.js";
-import { duplicateFor, sqliteDuplicate, type UniqueRule } from "./duplicates.js";
+import { guardSqlite } from "./duplicates.js";
+import { insertUser } from "./sqlite-create-user.js";
+import * as keys from "./sqlite-integration-keys.js";
+import * as memberships from "./sqlite-memberships.js";
+import * as query from "./sqlite-queries.js";
 import * as row from "./sqlite-rows.js";
 import { SQLITE_ADDED_COLUMNS, SQLITE_SCHEMA } from "./sqlite-schema.js";
 import { SqliteSessionStore } from "./sqlite-session-store.js";
-
-/** Runs `fn`, turning a UNIQUE failure into the matching ALREADY_EXISTS (renamed by `rename`). */
-function guard<T>(fn: () => T, rename: Partial<Record<UniqueRule, UniqueRule>> = {}): T {
-  try {
-    return fn();
-  } catch (err) {
-    const rule = sqliteDuplicate(err);
-    if (rule) throw duplicateFor(rename[rule] ?? rule);
-    throw err;
-  }
-}
 
 const placeholders = (n: number) => Array.from({ length: n }, () => "?").join(",");
 
@@ -69,43 +62,15 @@ export class SqliteAuthStore implements AuthStore {
   }
 
   private one<T>(sql: string, map: (r: never) => T, ...args: unknown[]): T | null {
-    const r = this.stmt(sql).get(...args) as never;
-    return r === undefined ? null : map(r);
+    return query.one(this.db, sql, map, ...args);
   }
 
   private many<T>(sql: string, map: (r: never) => T, ...args: unknown[]): T[] {
-    return (this.stmt(sql).all(...args) as never[]).map(map);
+    return query.many(this.db, sql, map, ...args);
   }
 
   async createUser(input: NewUser): Promise<UserRecord> {
-    const created = input.createdAt.toISOString();
-    const tx = this.db.transaction(() => {
-      const ns = this.stmt(
-        "INSERT INTO namespaces (kind, name, path, full_path, full_path_lower, created_at) VALUES ('user', ?, ?, ?, ?, ?)",
-      ).run(input.name, input.username, input.username, input.username.toLowerCase(), created);
-      const user = this.stmt(
-        `INSERT INTO users (username, username_lower, name, email, is_admin, namespace_id, created_at, password_hash)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(
-        input.username,
-        input.username.toLowerCase(),
-        input.name,
-        input.email,
-        input.isAdmin ? 1 : 0,
-        ns.lastInsertRowid,
-        created,
-        input.passwordHash ?? null,
-      );
-      this.stmt("UPDATE namespaces SET owner_id = ? WHERE id = ?").run(user.lastInsertRowid, ns.lastInsertRowid);
-      this.stmt("INSERT INTO emails (user_id, email, email_lower, confirmed_at, is_primary) VALUES (?, ?, ?, ?, 1)").run(
-        user.lastInsertRowid,
-        input.email,
-        input.email.toLowerCase(),
-        created,
-      );
-      return Number(user.lastInsertRowid);
-    });
-    const id = guard(() => tx(), { path: "username" });
+    const id = insertUser(this.db, input);
     return (await this.getUser(id)) as UserRecord;
   }
 
@@ -148,7 +113,7 @@ export class SqliteAuthStore implements AuthStore {
   }
 
   async addEmail(input: NewEmail): Promise<EmailRecord> {
-    const res = guard(() =>
+    const res = guardSqlite(() =>
       this.stmt("INSERT INTO emails (user_id, email, email_lower, confirmed_at, is_primary) VALUES (?, ?, ?, ?, ?)").run(
         input.userId,
         input.email,
@@ -165,7 +130,7 @@ export class SqliteAuthStore implements AuthStore {
   }
 
   async insertToken(input: NewToken): Promise<TokenRecord> {
-    const res = guard(() =>
+    const res = guardSqlite(() =>
       this.stmt(
         "INSERT INTO tokens (user_id, name, scopes, expires_at, revoked, token_hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
       ).run(
@@ -203,7 +168,7 @@ export class SqliteAuthStore implements AuthStore {
   }
 
   async insertNamespace(input: NewNamespace): Promise<NamespaceRecord> {
-    const res = guard(() =>
+    const res = guardSqlite(() =>
       this.stmt(
         `INSERT INTO namespaces (kind, name, path, full_path, full_path_lower, parent_id, ancestor_ids, plan, owner_id, created_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -256,7 +221,7 @@ export class SqliteAuthStore implements AuthStore {
   }
 
   async insertProject(input: NewProject): Promise<ProjectRecord> {
-    const res = guard(() =>
+    const res = guardSqlite(() =>
       this.stmt(
         "INSERT INTO projects (name, path, namespace_id, path_with_namespace, path_lower, created_at) VALUES (?, ?, ?, ?, ?, ?)",
       ).run(
@@ -291,81 +256,38 @@ export class SqliteAuthStore implements AuthStore {
   }
 
   async upsertMembership(m: MembershipRecord): Promise<void> {
-    this.stmt(
-      `INSERT INTO memberships (source_type, source_id, user_id, access_level) VALUES (?, ?, ?, ?)
-         ON CONFLICT (source_type, source_id, user_id) DO UPDATE SET access_level = excluded.access_level`,
-    ).run(m.sourceType, m.sourceId, m.userId, m.accessLevel);
+    return memberships.upsert(this.db, m);
   }
 
   async listMembershipsOfUser(userId: number): Promise<MembershipRecord[]> {
-    return this.many("SELECT * FROM memberships WHERE user_id = ?", row.membership, userId);
+    return memberships.listOfUser(this.db, userId);
   }
 
   async listMembershipsOfSources(sources: { type: SourceType; id: number }[]): Promise<MembershipRecord[]> {
-    if (sources.length === 0) return [];
-    const where = sources.map(() => "(source_type = ? AND source_id = ?)").join(" OR ");
-    return this.many(`SELECT * FROM memberships WHERE ${where}`, row.membership, ...sources.flatMap((s) => [s.type, s.id]));
+    return memberships.listOfSources(this.db, sources);
   }
 
   async insertIntegrationKey(input: IntegrationKeyRecord): Promise<IntegrationKeyRecord> {
-    guard(() =>
-      this.stmt(
-        `INSERT INTO integration_keys (integration_id, project_id, type, endpoint_identifier, sealed_token, token_sha256, active, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(
-        input.integrationId,
-        input.projectId,
-        input.type,
-        input.endpointIdentifier,
-        input.sealedToken,
-        input.tokenSha256,
-        input.active ? 1 : 0,
-        input.createdAt.toISOString(),
-      ),
-    );
-    return { ...input };
+    return keys.insert(this.db, input);
   }
 
   async getIntegrationKey(integrationId: number): Promise<IntegrationKeyRecord | null> {
-    return this.one("SELECT * FROM integration_keys WHERE integration_id = ?", row.key, integrationId);
+    return keys.get(this.db, integrationId);
   }
 
   async listIntegrationKeys(projectId: number): Promise<IntegrationKeyRecord[]> {
-    return this.many(
-      "SELECT * FROM integration_keys WHERE project_id = ? ORDER BY created_at, integration_id",
-      row.key,
-      projectId,
-    );
+    return keys.list(this.db, projectId);
   }
 
   async findIntegrationKeyByEndpoint(projectId: number, endpointIdentifier: string): Promise<IntegrationKeyRecord | null> {
-    return this.one(
-      "SELECT * FROM integration_keys WHERE project_id = ? AND endpoint_identifier = ?",
-      row.key,
-      projectId,
-      endpointIdentifier,
-    );
+    return keys.findByEndpoint(this.db, projectId, endpointIdentifier);
   }
 
   async updateIntegrationKey(integrationId: number, patch: KeyPatch): Promise<IntegrationKeyRecord | null> {
-    const columns: [string, unknown][] = [];
-    if (patch.active !== undefined) columns.push(["active", patch.active ? 1 : 0]);
-    if (patch.sealedToken !== undefined) columns.push(["sealed_token", patch.sealedToken]);
-    if (patch.tokenSha256 !== undefined) columns.push(["token_sha256", patch.tokenSha256]);
-    if (patch.previousTokenSha256 !== undefined) columns.push(["previous_token_sha256", patch.previousTokenSha256]);
-    if (patch.sealedSigningSecret !== undefined) columns.push(["sealed_signing_secret", patch.sealedSigningSecret]);
-    if (patch.previousTokenExpiresAt !== undefined)
-      columns.push(["previous_token_expires_at", patch.previousTokenExpiresAt?.toISOString() ?? null]);
-    if (columns.length) {
-      const sets = columns.map(([c]) => `${c} = ?`).join(", ");
-      this.stmt(`UPDATE integration_keys SET ${sets} WHERE integration_id = ?`).run(...columns.map(([, v]) => v), integrationId);
-    }
-    return this.getIntegrationKey(integrationId);
+    return keys.update(this.db, integrationId, patch);
   }
 
   async deleteIntegrationKey(integrationId: number): Promise<IntegrationKeyRecord | null> {
-    const existing = await this.getIntegrationKey(integrationId);
-    if (existing) this.stmt("DELETE FROM integration_keys WHERE integration_id = ?").run(integrationId);
-    return existing;
+    return keys.remove(this.db, integrationId);
   }
 }
