@@ -1,21 +1,13 @@
 import { type Logger, unavailable, withTimeout } from "@tocsin/core";
-import { type Job, Queue, UnrecoverableError, Worker } from "bullmq";
+import { type Job, Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { JobEnds } from "./bullmq-ends.js";
 import { type LaneBatches, laneBatches } from "./bullmq-lane-batch.js";
 import { type OrderedLane, runOrderedHead } from "./bullmq-ordered-lane.js";
-import {
-  bullId,
-  type LanePacks,
-  lanePacks,
-  laneUnits,
-  PACK_NAME,
-  PACK_WORKER_NAME,
-  PackingCheck,
-  recordedEnd,
-} from "./bullmq-packs.js";
+import { bullId, type LanePacks, lanePacks, laneUnits, PackingCheck, recordedEnd } from "./bullmq-packs.js";
 import { runUnorderedHead, type UnorderedLane } from "./bullmq-unordered-lane.js";
 import { EndWaiters } from "./bullmq-waiters.js";
+import { BullmqWorkers, LOCK_MS } from "./bullmq-workers.js";
 import { writeJobs } from "./bullmq-writes.js";
 import { GroupAdd } from "./group-add.js";
 import { laneQueueName, QUEUE_PREFIX } from "./job-facts.js";
@@ -65,11 +57,6 @@ export interface BullmqQueueOptions {
 
 const DEFAULT_RETRY: RetryPolicy = { maxAttempts: MAX_ATTEMPTS, backoff: backoffMs };
 
-/** Jobs take milliseconds: a worker that died is noticed within ~10 s, not BullMQ's 30 s. */
-const LOCK_MS = 10_000;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
  * BullMQ backend: one queue per lane, each with one worker of concurrency 1 per process. An
  * ordered lane also has BullMQ's global concurrency set to 1, so with several replicas (several
@@ -88,7 +75,8 @@ export class BullmqJobQueue implements JobQueue {
   private readonly subscriber: Redis;
   private workerConnection: Redis | undefined;
   private readonly queues: Queue[];
-  private workers: Worker[] = [];
+  /** The lanes' workers: made, started, paused for retries, closed (bullmq-workers.ts). */
+  private readonly workers: BullmqWorkers;
   /** The `waitFor` calls, woken when their job's end is announced (they then read it from Redis). */
   private readonly waiters = new EndWaiters(() => this.listen());
   /** The jobs' ends: recorded, counted, announced (bullmq-ends.ts). */
@@ -98,7 +86,6 @@ export class BullmqJobQueue implements JobQueue {
   private readonly doneChannel: string;
   private readonly ordered: boolean;
   private readonly retry: RetryPolicy;
-  private closing = false;
   /** Set by `start` on ordered lanes, and on unordered ones with a BatchWorker of maxJobs > 1. */
   private batches: LaneBatches | undefined;
   /** Set by `start`: records ends (bullmq-packs.ts). */
@@ -130,6 +117,7 @@ export class BullmqJobQueue implements JobQueue {
       logger: opts.logger,
       onEnded: opts.onEnded,
     });
+    this.workers = new BullmqWorkers(opts, { prefix: this.prefix, ordered: this.ordered, retry: this.retry, ends: this.ends });
     this.subscriber = new Redis(opts.redisUrl, {
       maxRetriesPerRequest: null,
       retryStrategy: (n: number) => Math.min(n * 200, 2000),
@@ -211,11 +199,7 @@ export class BullmqJobQueue implements JobQueue {
         packs: this.packs,
         retry: this.retry,
         record: (queue, units, carriers, packed) => this.ends.record(this.packs, queue, units, carriers, packed),
-        pause: async (ms) => {
-          await this.wait(ms);
-          // Closing with releaseRetryingOnClose: the job is left active, never to end here (see the option).
-          if (this.closing && this.opts.releaseRetryingOnClose) await new Promise(() => undefined);
-        },
+        pause: (ms) => this.workers.pause(ms),
       };
     if (!this.ordered)
       this.unorderedLane = {
@@ -224,58 +208,7 @@ export class BullmqJobQueue implements JobQueue {
         logger: this.opts.logger,
         end: (queue, endings) => this.ends.end(this.packs, queue, endings),
       };
-    this.workers = this.queues.map((q) => {
-      const worker = new Worker(q.name, (job: Job, token?: string) => this.process(job, token, batches, q), {
-        connection: this.workerConnection as Redis,
-        prefix: this.prefix,
-        name: PACK_WORKER_NAME,
-        concurrency: this.ordered ? 1 : (this.opts.concurrency ?? 1),
-        // Ordered lanes start once their global concurrency is set (see `run`).
-        autorun: !this.ordered,
-        lockDuration: LOCK_MS,
-        stalledInterval: 5_000,
-        // A job whose worker died is put back, however often that happens: BullMQ's default (1)
-        // fails a job caught by a second crash, and a job here is an acknowledged alert or mail.
-        // Jobs are idempotent, so running one again is safe.
-        maxStalledCount: Number.MAX_SAFE_INTEGER,
-        settings: { backoffStrategy: (attemptsMade: number) => this.retry.backoff(attemptsMade) },
-      });
-      worker.on("error", (err) => this.opts.logger.warn({ err }, "worker error"));
-      // A pack's jobs are announced by `record`, not with the pack's end.
-      worker.on("completed", (job) => {
-        if (job.name !== PACK_NAME) this.ends.published(job.id, { state: "completed", result: job.returnvalue ?? null });
-      });
-      worker.on("failed", (job, err) => {
-        if (!job || job.name === PACK_NAME) return;
-        const final = err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1);
-        if (!final) return;
-        this.opts.logger.warn({ err, jobId: job.id, job: job.name }, "job failed for good");
-        this.ends.published(job.id, { state: "failed", error: err.message });
-      });
-      return worker;
-    });
-    // Not awaited: with Redis down the service still starts (health NOT_SERVING, ingest 503) and
-    // the workers connect once Redis is back.
-    if (this.ordered) this.workers.forEach((w, lane) => void this.runOrdered(w, this.queues[lane] as Queue));
-    else for (const w of this.workers) w.waitUntilReady().catch((err) => this.opts.logger.warn({ err }, "worker not ready"));
-  }
-
-  /**
-   * Sets the lane's global concurrency to 1 (a field of the queue's meta hash in Redis, so every
-   * replica sees it; setting it again is harmless), retrying until Redis answers, then starts
-   * the worker: no worker of an ordered lane ever runs without the limit.
-   */
-  private async runOrdered(worker: Worker, queue: Queue): Promise<void> {
-    for (let attempt = 1; !this.closing; attempt++) {
-      try {
-        await queue.setGlobalConcurrency(1);
-        break;
-      } catch (err) {
-        this.opts.logger.warn({ err, queue: queue.name }, "ordered lane not started yet");
-        await sleep(Math.min(attempt * 200, 2000));
-      }
-    }
-    if (!this.closing) worker.run().catch((err) => this.opts.logger.warn({ err, queue: queue.name }, "worker stopped"));
+    this.workers.start(this.queues, this.workerConnection, (job, token, q) => this.process(job, token, batches, q));
   }
 
   /** Ordered lane: bullmq-ordered-lane.ts; unordered queue: bullmq-unordered-lane.ts. */
@@ -287,22 +220,6 @@ export class BullmqJobQueue implements JobQueue {
   /** Jobs that another thread's instance ended (its `onEnded`): counted here; waiters hear of them through Redis. */
   ended(jobs: EndedJob[]): void {
     this.ends.counted(jobs);
-  }
-
-  /** Jobs waiting for their next attempt: woken at once by `close`. */
-  private readonly waiting = new Set<() => void>();
-
-  private wait(ms: number): Promise<void> {
-    if (!this.opts.releaseRetryingOnClose) return sleep(ms).then(() => undefined);
-    return new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.waiting.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.waiting.add(done);
-    });
   }
 
   private async stored(id: string, lane: number): Promise<JobResult | undefined> {
@@ -348,10 +265,7 @@ export class BullmqJobQueue implements JobQueue {
   }
 
   async close(): Promise<void> {
-    this.closing = true;
-    const release = this.opts.releaseRetryingOnClose === true && this.waiting.size > 0;
-    for (const wake of this.waiting) wake();
-    await Promise.all(this.workers.map((w) => w.close(release)));
+    await this.workers.close();
     await this.ends.settled();
     await Promise.all(this.queues.map((q) => q.close()));
     for (const c of [this.producer, this.subscriber, this.workerConnection]) c?.disconnect();

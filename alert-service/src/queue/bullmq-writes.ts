@@ -1,5 +1,6 @@
 import { Job, type Queue } from "bullmq";
 import { bullId, type Carrier, carriersOf, PACK_NAME } from "./bullmq-packs.js";
+import { laneGroups } from "./lane-groups.js";
 import type { QueuedJob, RetryPolicy } from "./queue.js";
 
 const jobOptions = (job: Carrier, retry: RetryPolicy, ordered: boolean) => ({
@@ -31,12 +32,7 @@ export async function writeJobs(
   jobs: QueuedJob[],
   { ordered, retry, pack }: { ordered: boolean; retry: RetryPolicy; pack: boolean },
 ): Promise<void> {
-  const byLane = new Map<number, QueuedJob[]>();
-  for (const job of jobs) {
-    const list = byLane.get(job.lane);
-    if (list) list.push(job);
-    else byLane.set(job.lane, [job]);
-  }
+  const byLane = laneGroups(jobs);
   const carriers = (list: QueuedJob[]): Carrier[] =>
     pack ? carriersOf(list) : list.map((job) => ({ id: bullId(job.id), name: job.name, data: job.data, delayMs: job.delayMs }));
   const lanes = [...byLane].map(([lane, list]) => ({ queue: queues[lane] as Queue, list }));

@@ -1,5 +1,6 @@
 import { prepared } from "@tocsin/store";
 import type { Database as Db } from "better-sqlite3";
+import { laneGroups } from "../lane-groups.js";
 import type { JobResult, QueuedJob, RunningJob } from "../queue.js";
 import type { JobRow } from "./schema.js";
 
@@ -49,17 +50,8 @@ function known(db: Db, ids: string[]): Set<string> {
  * jobs not yet known as packs of up to PACK_MAX, a pack of one and a delayed job alone.
  */
 export function insertPacked(db: Db, jobs: QueuedJob[], now: number): void {
-  const lanes = new Map<number, QueuedJob[]>();
-  const seen = new Set<string>();
-  for (const job of jobs) {
-    // An id twice in one write (two adds of one job): the first.
-    if (seen.has(job.id)) continue;
-    seen.add(job.id);
-    const lane = lanes.get(job.lane);
-    if (lane) lane.push(job);
-    else lanes.set(job.lane, [job]);
-  }
-  for (const laneJobs of lanes.values()) {
+  // An id twice in one write (two adds of one job): the first.
+  for (const laneJobs of laneGroups(jobs, { firstOfEachId: true }).values()) {
     if (laneJobs.length === 1) {
       insertAlone(db, laneJobs[0] as QueuedJob, now, true);
       continue;
