@@ -1,24 +1,13 @@
-import { AppError } from "@tocsin/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AuthStore } from "../domain/ports.js";
-import type { IntegrationKeyRecord, NamespaceRecord } from "../domain/types.js";
+import type { NamespaceRecord } from "../domain/types.js";
+import { at, reasonOf } from "./contract-fixtures.js";
+import { registerIntegrationKeyCases } from "./contract-integration-keys.js";
+import { registerSessionCases } from "./contract-sessions.js";
 
 export interface StoreSetup {
   store: AuthStore;
   cleanup: () => Promise<void>;
-}
-
-const at = new Date("2026-11-21T10:00:00.123Z");
-const later = (ms: number) => new Date(at.getTime() + ms);
-
-async function reasonOf(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof AppError) return `${err.code}:${err.reason}`;
-    throw err;
-  }
-  return "no error";
 }
 
 const group = (path: string, parent?: NamespaceRecord): Omit<NamespaceRecord, "id"> => ({
@@ -31,20 +20,6 @@ const group = (path: string, parent?: NamespaceRecord): Omit<NamespaceRecord, "i
   plan: "free",
   ownerId: 0,
   createdAt: at,
-});
-
-const key = (integrationId: number, projectId: number, endpointIdentifier: string, createdAt = at): IntegrationKeyRecord => ({
-  integrationId,
-  projectId,
-  type: "http",
-  endpointIdentifier,
-  sealedToken: `sealed-${integrationId}`,
-  tokenSha256: `hash-${integrationId}`,
-  active: true,
-  createdAt,
-  previousTokenSha256: null,
-  previousTokenExpiresAt: null,
-  sealedSigningSecret: null,
 });
 
 /** The behaviour every AuthStore adapter must have; run against SQLite and MongoDB. */
@@ -176,40 +151,7 @@ export function describeAuthStoreContract(name: string, makeStore: () => Promise
       expect(await store.listMembershipsOfSources([])).toEqual([]);
     });
 
-    it("keeps integration keys unique by id and by (project, endpoint), oldest first", async () => {
-      const b = await store.insertIntegrationKey(key(2, 10, "bbbb", later(5)));
-      const a = await store.insertIntegrationKey(key(1, 10, "aaaa", later(1)));
-      const c = await store.insertIntegrationKey(key(3, 10, "cccc", later(5)));
-      await store.insertIntegrationKey(key(4, 11, "aaaa"));
-      expect(await reasonOf(store.insertIntegrationKey(key(1, 12, "zzzz")))).toBe("ALREADY_EXISTS:INTEGRATION_TAKEN");
-      expect(await reasonOf(store.insertIntegrationKey(key(5, 10, "aaaa")))).toBe("ALREADY_EXISTS:ENDPOINT_TAKEN");
-      expect(await store.listIntegrationKeys(10)).toEqual([a, b, c]);
-      expect(await store.findIntegrationKeyByEndpoint(10, "bbbb")).toEqual(b);
-      expect(await store.updateIntegrationKey(1, { active: false, sealedToken: "s2", tokenSha256: "h2" })).toEqual({
-        ...a,
-        active: false,
-        sealedToken: "s2",
-        tokenSha256: "h2",
-      });
-      const until = new Date("2026-11-22T10:00:00.000Z");
-      expect(await store.updateIntegrationKey(1, { previousTokenSha256: "h1", previousTokenExpiresAt: until })).toMatchObject({
-        tokenSha256: "h2",
-        previousTokenSha256: "h1",
-        previousTokenExpiresAt: until,
-      });
-      expect(await store.updateIntegrationKey(1, { previousTokenSha256: null, previousTokenExpiresAt: null })).toMatchObject({
-        previousTokenSha256: null,
-        previousTokenExpiresAt: null,
-      });
-      expect(await store.updateIntegrationKey(1, { sealedSigningSecret: "sealed" })).toMatchObject({
-        sealedSigningSecret: "sealed",
-      });
-      expect(await store.updateIntegrationKey(1, { sealedSigningSecret: null })).toMatchObject({ sealedSigningSecret: null });
-      expect(await store.updateIntegrationKey(99, { active: false })).toBeNull();
-      expect(await store.deleteIntegrationKey(2)).toEqual(b);
-      expect(await store.deleteIntegrationKey(2)).toBeNull();
-      expect(await store.getIntegrationKey(2)).toBeNull();
-    });
+    registerIntegrationKeyCases(() => store);
 
     it("keeps passwords and blocking, and finds users by confirmed e-mail", async () => {
       const a = await user("alice");
@@ -238,46 +180,7 @@ export function describeAuthStoreContract(name: string, makeStore: () => Promise
       expect((await store.listUsers()).map((u) => u.username)).toEqual(["alice", "bob"]);
     });
 
-    it("stores sessions by token hash and ends them one by one or per user", async () => {
-      const a = await user("alice");
-      const b = await user("bob");
-      const s1 = await store.sessions.insertSession({ userId: a.id, tokenHash: "h1", createdAt: at, lastSeenAt: at });
-      const s2 = await store.sessions.insertSession({ userId: a.id, tokenHash: "h2", createdAt: at, lastSeenAt: at });
-      const s3 = await store.sessions.insertSession({ userId: b.id, tokenHash: "h3", createdAt: at, lastSeenAt: at });
-      expect(await store.sessions.findSessionByHash("h1")).toEqual(s1);
-      await store.sessions.touchSession(s1.id, later(5000));
-      expect((await store.sessions.findSessionByHash("h1"))?.lastSeenAt).toEqual(later(5000));
-      expect(await store.sessions.deleteSession(s1.id)).toBe(true);
-      expect(await store.sessions.deleteSession(s1.id)).toBe(false);
-      expect(await store.sessions.findSessionByHash("h1")).toBeNull();
-      await store.sessions.insertSession({ userId: a.id, tokenHash: "h4", createdAt: at, lastSeenAt: at });
-      const ended = await store.sessions.deleteSessionsOfUser(a.id);
-      expect(ended).toHaveLength(2);
-      expect(ended).toContain(s2.id);
-      expect(await store.sessions.findSessionByHash("h2")).toBeNull();
-      expect(await store.sessions.findSessionByHash("h3")).toEqual(s3);
-      await store.sessions.insertSession({ userId: b.id, tokenHash: "h5", createdAt: at, lastSeenAt: later(10_000) });
-      expect(await store.sessions.deleteSessionsIdleSince(later(5000))).toBe(1);
-      expect(await store.sessions.findSessionByHash("h3")).toBeNull();
-      expect(await store.sessions.findSessionByHash("h5")).not.toBeNull();
-    });
-
-    it("counts failed sign-ins per key in a time window", async () => {
-      await store.sessions.addSignInFailure("user:1", at, later(-3600_000));
-      await store.sessions.addSignInFailure("user:1", later(1000), later(-3600_000));
-      await store.sessions.addSignInFailure("user:2", later(2000), later(-3600_000));
-      expect(await store.sessions.listSignInFailures("user:1", at)).toEqual([at, later(1000)]);
-      expect(await store.sessions.listSignInFailures("user:1", later(500))).toEqual([later(1000)]);
-      await store.sessions.clearSignInFailures("user:2");
-      expect(await store.sessions.listSignInFailures("user:2", at)).toEqual([]);
-      await store.sessions.addSignInFailure("user:2", later(2000), later(-3600_000));
-      // Adding forgets every key's failures before `forgetBefore`.
-      await store.sessions.addSignInFailure("user:1", later(9000), later(1500));
-      expect(await store.sessions.listSignInFailures("user:1", later(-3600_000))).toEqual([later(9000)]);
-      expect(await store.sessions.listSignInFailures("user:2", later(-3600_000))).toEqual([later(2000)]);
-      await store.sessions.clearSignInFailures("user:1");
-      expect(await store.sessions.listSignInFailures("user:1", later(-3600_000))).toEqual([]);
-    });
+    registerSessionCases(() => store, user);
 
     it("lists tokens of a user, groups, and projects by scope", async () => {
       const a = await user("alice");
