@@ -12,14 +12,11 @@
 // One-command reproduction (build first: the script imports alert-service/dist):
 //   npm run build && node bench/bullmq-queue.mjs [--jobs 4000] [--batch 64] [--rounds 3]
 // Before/after in one run: --against <a checkout whose alert-service/dist is the older build>.
-import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { cpuSeconds } from "./alert-system.mjs";
+import { startDurableRedis } from "./lib/redis.mjs";
+import { median } from "./lib/stats.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const { values: opt } = parseArgs({
@@ -33,41 +30,6 @@ const { values: opt } = parseArgs({
 const JOBS = Number(opt.jobs);
 const logger = { error() {}, warn() {}, info() {}, debug() {}, child: () => logger };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-const freePort = () =>
-  new Promise((res) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => res(port));
-    });
-  });
-
-async function startRedis() {
-  const dir = mkdtempSync(join(tmpdir(), "tocsin-bullmq-bench-"));
-  const port = await freePort();
-  const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--dir", dir];
-  const proc = spawn("redis-server", [...args, "--appendonly", "yes", "--appendfsync", "always"], { stdio: "ignore" });
-  const { Redis } = await import("ioredis");
-  const probe = new Redis(port, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => 100 });
-  for (let i = 0; i < 50; i++) {
-    try {
-      await probe.connect();
-      break;
-    } catch {
-      await sleep(100);
-    }
-  }
-  probe.disconnect();
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    /** Redis's CPU so far (user + system), s. */
-    cpuSeconds: () => cpuSeconds(proc.pid),
-    stop() {
-      proc.kill();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
 
 async function once(root, redis, round) {
   const redisUrl = redis.url;
@@ -109,7 +71,7 @@ async function once(root, redis, round) {
 }
 
 const builds = [{ name: "this build", root: ROOT }, ...(opt.against ? [{ name: "against", root: resolve(opt.against) }] : [])];
-const redis = await startRedis();
+const redis = await startDurableRedis("bullmq-bench");
 const results = Object.fromEntries(builds.map((b) => [b.name, []]));
 try {
   for (let round = 1; round <= Number(opt.rounds); round++)
@@ -124,7 +86,6 @@ try {
 } finally {
   redis.stop();
 }
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 for (const b of builds) {
   const rs = results[b.name];
   console.log(

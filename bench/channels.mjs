@@ -21,6 +21,7 @@ import { createServer } from "node:http";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { ADMIN_TOKEN, cpuSeconds, rest, startSystem, until } from "./alert-system.mjs";
+import { median } from "./lib/stats.mjs";
 import { notifyEachAlertConfig, postEachAlert, startAlertmanager } from "./storm/alertmanager.mjs";
 
 const { values: opt } = parseArgs({
@@ -184,7 +185,6 @@ async function partStorm(rx) {
     }
     // Each destination of a loud project gets 30 messages (paced at 1/s) before its window's end.
     await until(() => loud.every((p) => p.paths.every((path) => rx.count(path) >= 30)), 180_000, "storm messages");
-    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
     const med = (mode, key) => median(rows[mode].map((r) => r[key]));
     const totalCpu = (mode) => median(rows[mode].map((r) => Object.values(r.cpuMsPerAlert).reduce((a, b) => a + b, 0)));
     const result = {

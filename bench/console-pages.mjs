@@ -15,6 +15,7 @@ import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { chromium } from "playwright-core";
 import { rest, startSystem } from "./alert-system.mjs";
+import { median } from "./lib/stats.mjs";
 
 const { values: args } = parseArgs({
   options: { alerts: { type: "string", default: "10000" }, runs: { type: "string", default: "5" } },
@@ -76,8 +77,6 @@ async function seed(url) {
   console.log(`seeded ${ALERTS} alerts in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   return { project };
 }
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main() {
   const sys = await startSystem({ env: { ADMIN_PASSWORD, WEBHOOK_RATE_LIMIT_PER_MINUTE: "0" } });

@@ -21,7 +21,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { parseArgs } from "node:util";
 import { machineCpu, startBaselineProcess } from "./alert-system.mjs";
-import { quiet, spread } from "./storm/measure.mjs";
+import { spread } from "./lib/stats.mjs";
+import { quiet } from "./storm/measure.mjs";
 import { startTocsin } from "./storm/tocsin.mjs";
 import { wrk } from "./storm/wrk.mjs";
 

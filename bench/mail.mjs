@@ -20,6 +20,7 @@ import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { SMTPServer } from "smtp-server";
 import { ADMIN_TOKEN, cpuSeconds, freePort, rest, startSystem, until } from "./alert-system.mjs";
+import { median } from "./lib/stats.mjs";
 
 const { values: opt } = parseArgs({
   options: {
@@ -171,7 +172,6 @@ async function partStorm(sink) {
     const mailsOf = (path) => sink.subjects.filter((s) => s.startsWith(`${path} |`)).length;
     // Each loud project mails 30 alerts to each of its 3 recipients before its window's end.
     await until(() => loudPaths.every((path) => mailsOf(path) >= 90), 120_000, "storm mails");
-    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
     const med = (mode, key) => median(rows[mode].map((r) => r[key]));
     const cpu = (mode, proc) => median(rows[mode].map((r) => r.cpuMsPerAlert[proc] ?? 0));
     const totalCpu = (mode) => median(rows[mode].map((r) => Object.values(r.cpuMsPerAlert).reduce((a, b) => a + b, 0)));

@@ -9,6 +9,7 @@
 import { execFileSync } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { onCallAt, scheduleShifts } from "../settings-service/dist/domain/oncall/shifts.js";
+import { median } from "./lib/stats.mjs";
 
 const runs = Number(process.argv[2] ?? 15);
 const zone = "Europe/London";
@@ -35,7 +36,6 @@ const overrides = Array.from({ length: 20 }, (_, i) => ({
 const from = Date.UTC(2026, 2, 1);
 const to = Date.UTC(2026, 3, 1);
 
-const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 function time(fn) {
   const samples = [];
   let result;

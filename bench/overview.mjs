@@ -26,6 +26,7 @@ import { parseArgs } from "node:util";
 import Database from "better-sqlite3";
 import { chromium } from "playwright-core";
 import { rest, startSystem } from "./alert-system.mjs";
+import { median } from "./lib/stats.mjs";
 
 const { values: args } = parseArgs({
   options: {
@@ -156,13 +157,11 @@ async function timeToInteractive(url, path) {
             .join("\n"),
         ),
       );
-    times.sort((a, b) => a - b);
-    const median = times[Math.floor(times.length / 2)];
     return {
       name: `Overview page ${path}, time to interactive (browser, assets cached)`,
-      median,
-      p95: times[times.length - 1],
-      max: times[times.length - 1],
+      median: median(times),
+      p95: Math.max(...times),
+      max: Math.max(...times),
     };
   } finally {
     await browser.close();

@@ -33,9 +33,7 @@
 //   npm run build && node bench/processing-drain.mjs [--jobs 40000] [--post 100] [--batch 256] [--rounds 3] [--accept-rate 0] [--queue local]
 // Before/after: run it on each build alternately (the figures of one run are comparable only
 // to those of runs beside it on the same machine).
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -50,6 +48,8 @@ import { BULLMQ_TURNS } from "../alert-service/dist/queue/lane-worker.js";
 import { createSqliteAlertsStores } from "../alert-service/dist/store/alerts/sqlite-stores.js";
 import { createSqliteSilenceStore } from "../alert-service/dist/store/silences/sqlite-silence-store.js";
 import { startCheckpointThread } from "../alert-service/dist/thread/checkpoint-thread.js";
+import { startDurableRedis } from "./lib/redis.mjs";
+import { median } from "./lib/stats.mjs";
 
 const { values: opt } = parseArgs({
   options: {
@@ -238,57 +238,7 @@ if (!isMainThread) {
   process.exit(0);
 }
 
-/** A private `redis-server` with every write on disk before it answers (as bench/storm.mjs runs BullMQ's). */
-async function startRedis() {
-  const dir = mkdtempSync(join(tmpdir(), "tocsin-drain-redis-"));
-  const port = await new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-  const args = [
-    "--port",
-    String(port),
-    "--bind",
-    "127.0.0.1",
-    "--save",
-    "",
-    "--dir",
-    dir,
-    "--appendonly",
-    "yes",
-    "--appendfsync",
-    "always",
-  ];
-  const proc = spawn("redis-server", args, { stdio: "ignore" });
-  const { Redis } = await import("ioredis");
-  // Until it answers: a fresh client per try (a failed one keeps reconnecting on its own).
-  for (let i = 0; ; i++) {
-    const probe = new Redis(port, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
-    try {
-      await probe.connect();
-      await probe.ping();
-      probe.disconnect();
-      break;
-    } catch (err) {
-      probe.disconnect();
-      if (i === 50) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    pid: proc.pid,
-    stop() {
-      proc.kill();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const server = opt.queue === "redis" ? await startRedis() : undefined;
+const server = opt.queue === "redis" ? await startDurableRedis("drain") : undefined;
 const results = [];
 try {
   for (let r = -1; r < Number(opt.rounds); r++) {

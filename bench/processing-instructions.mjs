@@ -28,6 +28,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { median } from "./lib/stats.mjs";
 
 const { values: opt } = parseArgs({
   options: {
@@ -95,7 +96,6 @@ function count(root, n, tag) {
 }
 
 try {
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const results = new Map(roots.map((r) => [r.name, []]));
   const files = new Map();
   for (let run = 0; run < Number(opt.runs); run++) {

@@ -18,6 +18,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
+import { median } from "./lib/stats.mjs";
 
 const ADMIN_TOKEN = "bench-admin-token-0123456789abcdef";
 
@@ -95,8 +96,6 @@ function run(opts) {
     autocannon.track(instance, { renderProgressBar: false, renderResultsTable: false, renderLatencyTable: false });
   });
 }
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** bench/README.md method: a 5 s warm-up thrown away, then `runs` runs; medians of each figure. */
 async function measure(opts, runs) {

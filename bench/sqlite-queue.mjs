@@ -24,6 +24,7 @@ import { dirname, join, resolve } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { median } from "./lib/stats.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const { values: opt } = parseArgs({
@@ -133,7 +134,6 @@ const results = Object.fromEntries(builds.map(([name]) => [name, []]));
 for (let round = 0; round < Number(opt.rounds); round++)
   for (const [name, root] of builds) results[name].push(await once(root, `${round}${name.length}`));
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 console.log(
   `SQLite queue: ${JOBS} jobs of ≈ ${JSON.stringify(data).length} bytes, ${GROUP} adds per group commit, median of ${opt.rounds} rounds (µs of CPU per job)`,
 );

@@ -1,9 +1,9 @@
 // bench/growth.mjs helper: jobs through the real processing use-case (`processAlertJobs`) in
 // batches, and the sample taken at the start, at each checkpoint and at the end: `intake` (new
 // alerts), `mixed` (half repeats and resolves) and the alert list's first page.
-import { processAlertJobs } from "./service.mjs";
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+import { median } from "../lib/stats.mjs";
+import { processAlertJobs } from "./service.mjs";
 
 /** ms spent per `command collection` (MongoDB mode with `--profile`), since the last `takeProfile`. */
 export const profile = new Map();

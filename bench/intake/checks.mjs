@@ -3,7 +3,7 @@
 // `ctx` as in ./throughput.mjs.
 import { performance } from "node:perf_hooks";
 import * as L from "../alert-load.mjs";
-import { median } from "./measure.mjs";
+import { median } from "../lib/stats.mjs";
 
 const log = (...a) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...a);
 

@@ -3,9 +3,9 @@
 import { performance } from "node:perf_hooks";
 import * as L from "../alert-load.mjs";
 import { cpuSeconds, machineCpu, sleep } from "../alert-system.mjs";
+import { median } from "../lib/stats.mjs";
 
 const log = (...a) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...a);
-export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 
 /**
  * CPU used during `fn`, in % of one core: per process, by this process (`bench`: load generator

@@ -6,7 +6,8 @@ import { performance } from "node:perf_hooks";
 import * as L from "../alert-load.mjs";
 import { paced } from "../alert-paced.mjs";
 import { startBaselineProcess } from "../alert-system.mjs";
-import { maxRuns, median, waitQuiet, withCpu } from "./measure.mjs";
+import { median } from "../lib/stats.mjs";
+import { maxRuns, waitQuiet, withCpu } from "./measure.mjs";
 
 const log = (...a) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...a);
 

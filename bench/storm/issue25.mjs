@@ -4,7 +4,7 @@
 // verdict is the median of those ratios. Alertmanager's own rate moved 41,000–82,000 alerts/s
 // between rounds minutes apart on one machine (bench/notes/2026-11-30-*); a ratio of medians
 // mixes a fast minute of one with a slow minute of the other, a paired ratio does not.
-import { spread } from "./measure.mjs";
+import { spread } from "../lib/stats.mjs";
 import { print } from "./report.mjs";
 
 const pct = (v) => `${(100 * v).toFixed(1)} %`;

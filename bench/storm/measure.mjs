@@ -1,4 +1,4 @@
-// bench/storm.mjs helper: CPU accounting from /proc and small statistics.
+// bench/storm.mjs helper: CPU accounting from /proc (its statistics are in ../lib/stats.mjs).
 import { readdirSync, readFileSync } from "node:fs";
 import { cpuSeconds, machineCpu } from "../alert-system.mjs";
 
@@ -80,18 +80,4 @@ export async function quiet(pids, { idlePct = 5, windowMs = 250, calm = 4, maxMs
 export function perItem(cpuS, n) {
   if (!n) return {};
   return Object.fromEntries(Object.entries(cpuS).map(([k, s]) => [k, Math.round((1e6 * s) / n) / 1000]));
-}
-
-export const median = (xs) => {
-  const v = xs.filter((x) => typeof x === "number" && Number.isFinite(x)).sort((a, b) => a - b);
-  if (!v.length) return null;
-  const mid = Math.floor(v.length / 2);
-  return v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
-};
-
-/** `{ median, min, max }` of the finite numbers of `xs` (null when there are none). */
-export function spread(xs) {
-  const v = xs.filter((x) => typeof x === "number" && Number.isFinite(x));
-  if (!v.length) return { median: null, min: null, max: null };
-  return { median: median(v), min: Math.min(...v), max: Math.max(...v) };
 }

@@ -1,6 +1,6 @@
 // bench/storm.mjs helper: the printed tables (three columns — baseline, Alertmanager, Tocsin —
 // with the ratios) and the verdict per target of issue 9.
-import { median, spread } from "./measure.mjs";
+import { median, spread } from "../lib/stats.mjs";
 
 const n0 = (v) => (typeof v === "number" && Number.isFinite(v) ? Math.round(v).toLocaleString("en-US") : "—");
 const n1 = (v) => (typeof v === "number" && Number.isFinite(v) ? (Math.round(v * 10) / 10).toString() : "—");
