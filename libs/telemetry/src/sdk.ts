@@ -109,7 +109,6 @@ export function createTracing(config: TracingConfig): Tracing {
     ],
   });
   const tracer = provider.getTracer("tocsin");
-  const byRequest = new Map<string, TraceParent[]>();
   let stopping: Promise<void> | undefined;
   return {
     startSpan(name, { kind, attributes, parent }) {
