@@ -130,6 +130,21 @@ describe("channels configuration, end to end", () => {
     expect(rotated.headers.get("cache-control")).toBe("no-store");
     expect(rotated.body.signing_secret).toMatch(/^whsec_/);
     expect(rotated.body.signing_secret).not.toBe(created.body.signing_secret);
+    expect(rotated.body.previous_signing_secret_expires_at).toBeNull();
+    const overlapping = await as(maintainer).post(`${base()}/hooks/${id}/signing_secret`, { grace_period_seconds: 600 });
+    expect(overlapping.status, overlapping.text).toBe(201);
+    const until = Date.parse(overlapping.body.previous_signing_secret_expires_at);
+    expect(until).toBeGreaterThan(Date.now() + 500_000);
+    expect((await as(maintainer).get(`${base()}/hooks/${id}`)).body.previous_signing_secret_expires_at).toBe(
+      overlapping.body.previous_signing_secret_expires_at,
+    );
+    for (const grace_period_seconds of [86_401, -1, 1.5, "soon"]) {
+      const refused = await as(maintainer).post(`${base()}/hooks/${id}/signing_secret`, { grace_period_seconds });
+      expect(refused.status, refused.text).toBe(400);
+      expect(refused.text).toContain("grace_period_seconds");
+    }
+    // A refused rotation changed nothing.
+    expect((await as(maintainer).get(`${base()}/hooks/${id}`)).body.updated_at).toBe(overlapping.body.updated_at);
 
     const updated = await as(maintainer).put(`${base()}/hooks/${id}`, { token: "", alert_events: false, signing: false });
     expect(updated.body).toMatchObject({ token_set: false, alert_events: false, signing: false, incident_events: true });

@@ -227,5 +227,42 @@ for (const combo of combos) {
       expect(rx.at("/redirected")).toEqual([]);
       await as().del(`${base()}/hooks/${h.id}`);
     });
+
+    it("a rotated signing secret keeps signing beside the new one for its grace, and stops at once without one", async () => {
+      const h = await hook("/hook-rotate");
+      const rotate = async (grace_period_seconds: number) => {
+        const res = await as().post(`${base()}/hooks/${h.id}/signing_secret`, { grace_period_seconds });
+        expect(res.status, res.text).toBe(201);
+        return res.body as { signing_secret: string; previous_signing_secret_expires_at: string | null };
+      };
+      const verifies = (secret: string, r: { text: string; headers: object } | undefined) => {
+        try {
+          new Webhook(secret).verify(r?.text ?? "", (r?.headers ?? {}) as Record<string, string>);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      const overlapping = await rotate(3600);
+      expect(Date.parse(overlapping.previous_signing_secret_expires_at ?? "")).toBeGreaterThan(Date.now() + 3_500_000);
+      await postAlert({ title: "Rotating" });
+      await until(() => rx.at("/hook-rotate").length >= 1);
+      const during = rx.at("/hook-rotate")[0];
+      expect(String(during?.headers["webhook-signature"]).split(" ")).toHaveLength(2);
+      // Receivers holding either secret accept it: the one shown at creation and the new one.
+      expect(verifies(h.signing_secret, during)).toBe(true);
+      expect(verifies(overlapping.signing_secret, during)).toBe(true);
+
+      const immediate = await rotate(0);
+      expect(immediate.previous_signing_secret_expires_at).toBeNull();
+      await postAlert({ title: "Rotated" });
+      await until(() => rx.at("/hook-rotate").length >= 2);
+      const after = rx.at("/hook-rotate")[1];
+      expect(String(after?.headers["webhook-signature"]).split(" ")).toHaveLength(1);
+      expect(verifies(immediate.signing_secret, after)).toBe(true);
+      expect(verifies(overlapping.signing_secret, after)).toBe(false);
+      expect(verifies(h.signing_secret, after)).toBe(false);
+      await as().del(`${base()}/hooks/${h.id}`);
+    });
   });
 }

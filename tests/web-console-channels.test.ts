@@ -132,6 +132,17 @@ describe.skipIf(chromiumMissing || !webBuilt)("web console: chat integrations an
       .click();
     await status(page, "Delivery queued again.").waitFor();
     await expect.poll(() => rx.at("/hook").length, { timeout: 30_000 }).toBe(2);
+
+    // Rotating the signing secret with a grace: the new one is shown once, the old one still signs.
+    await page.getByRole("button", { name: `Edit ${url}` }).click();
+    const signing = page.getByRole("region", { name: `Signing secret of ${url}` });
+    await signing.getByText("No longer signs").waitFor();
+    await signing.getByLabel("Grace period for the old secret (seconds)").fill("7200");
+    await signing.getByRole("button", { name: "Rotate signing secret" }).click();
+    await status(page, "New signing secret, shown only now")
+      .getByText(/^whsec_/)
+      .waitFor();
+    await signing.getByText(/also signs until/).waitFor();
     await checkPage(tab, "hooks");
   });
 });

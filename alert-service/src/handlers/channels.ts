@@ -41,6 +41,7 @@ function toHookMessage(d: DestinationRecord): channelsV1.Hook {
     tokenSet: d.token !== null,
     createdAt: d.createdAt,
     updatedAt: d.updatedAt,
+    previousSigningSecretExpiresAt: d.previousSigningSecretExpiresAt ?? undefined,
   };
 }
 
@@ -116,7 +117,7 @@ export function channelHandlers(m: Destinations, log: DeliveryLogUseCases): Serv
       return {};
     },
     async rotateHookSigningSecret(req, ctx) {
-      const { hook, signingSecret } = await m.rotateHookSecret(project(req), req.hookId, ctx);
+      const { hook, signingSecret } = await m.rotateHookSecret(project(req), req.hookId, req.gracePeriodSeconds, ctx);
       return { hook: toHookMessage(hook), signingSecret };
     },
     async listDeliveries(req, ctx) {

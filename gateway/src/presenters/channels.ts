@@ -49,6 +49,7 @@ export function toHookJson(h: channelsV1.Hook, signingSecret?: string) {
     disabled_until: null,
     created_at: isoTime(h.createdAt),
     updated_at: isoTime(h.updatedAt),
+    previous_signing_secret_expires_at: h.previousSigningSecretExpiresAt ? isoTime(h.previousSigningSecretExpiresAt) : null,
     ...(signingSecret ? { signing_secret: signingSecret } : {}),
   };
 }

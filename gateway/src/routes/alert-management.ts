@@ -14,7 +14,7 @@ import {
 } from "../presenters/alerts.js";
 import { must } from "../presenters/must.js";
 import { alertRoutes } from "./alert-management-alerts.js";
-import { pathInt, projectOf } from "./alert-params.js";
+import { graceParam, pathInt, projectOf } from "./alert-params.js";
 
 const BASE = "/projects/:id/alert_management";
 
@@ -47,12 +47,6 @@ function rejectIssuedFields(p: Record<string, unknown>) {
 function rateLimitParam(p: Record<string, unknown>): number | undefined {
   const n = optionalInt(p, "rate_limit_per_minute");
   return n === undefined ? undefined : Math.max(-1, Math.min(n, 1_000_001));
-}
-
-/** `grace_period_seconds` of reset_token (default 0), clipped into int32 for auth-service's 400. */
-function graceParam(p: Record<string, unknown>): number {
-  const n = optionalInt(p, "grace_period_seconds") ?? 0;
-  return Math.max(-1, Math.min(n, 86_401));
 }
 
 /** `auto_resolve_minutes`: null (off) → 0; clipped into int32 so alert-service answers a bad value with 400. */

@@ -5,7 +5,7 @@ import { noStore } from "../http/no-store.js";
 import { optionalBoolean, optionalString, readParams, requiredString } from "../http/params.js";
 import { toChatIntegrationJson, toDeliveryJson, toHookJson } from "../presenters/channels.js";
 import { must } from "../presenters/must.js";
-import { pathInt, projectOf } from "./alert-params.js";
+import { graceParam, pathInt, projectOf } from "./alert-params.js";
 
 const CHAT = "/projects/:id/integrations/:name";
 const HOOKS = "/projects/:id/hooks";
@@ -84,7 +84,8 @@ export function channelRoutes(deps: GatewayDeps): Router {
     res.status(204).end();
   });
   router.post(`${HOOK}/signing_secret`, noStore, async (req, res) => {
-    const { hook: rotated, signingSecret } = await channels.rotateHookSigningSecret(hook(req), callContext(res));
+    const request = { ...hook(req), gracePeriodSeconds: graceParam(readParams(req)) };
+    const { hook: rotated, signingSecret } = await channels.rotateHookSigningSecret(request, callContext(res));
     res.status(201).json(toHookJson(must(rotated, "hook"), signingSecret));
   });
 

@@ -7,6 +7,7 @@ import { QueryState } from "../ui/QueryState";
 import { useDocumentTitle } from "../ui/title";
 import { useAddHook, useDeleteHook, useDeliveries, useHooks, useUpdateHook } from "./api";
 import { DeliveriesTable } from "./DeliveriesTable";
+import { HookSecretRotation } from "./HookSecretRotation";
 import type { Hook } from "./types";
 
 type DeliveriesQuery = ReturnType<typeof useDeliveries>[number];
@@ -123,6 +124,7 @@ function HookRow({ fullPath, hook, events, onToggleEvents }: RowProps) {
           }
         />
       )}
+      {editing && <HookSecretRotation fullPath={fullPath} hook={hook} />}
       {update.isError && <ErrorMessage error={update.error} />}
       {remove.isError && <ErrorMessage error={remove.error} />}
       {events && (

@@ -71,6 +71,16 @@ export function useDeleteHook(fullPath: string) {
   });
 }
 
+/** A new signing secret; the replaced one keeps signing beside it for `gracePeriodSeconds` (0 = it stops at once). */
+export function useRotateHookSecret(fullPath: string, id: number) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (gracePeriodSeconds: number) =>
+      api.post<Hook>(`${projectApi(fullPath)}/hooks/${id}/signing_secret`, { grace_period_seconds: gracePeriodSeconds }),
+    onSuccess: () => client.invalidateQueries({ queryKey: keys.hooks(fullPath) }),
+  });
+}
+
 /** The recent deliveries of each target (a hook's or a chat integration's), in the order of `targets`. */
 export function useDeliveries(fullPath: string, targets: readonly Target[]) {
   return useQueries({

@@ -28,6 +28,8 @@ export interface Hook {
   token_set: boolean;
   alert_status: "executable" | "disabled";
   created_at: string;
+  /** Until when the secret replaced by the last rotation signs beside the new one; null when it kept none. */
+  previous_signing_secret_expires_at: string | null;
   /** Only on create and rotate. */
   signing_secret?: string;
 }

@@ -1,20 +1,15 @@
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
 import { ConfirmDialog } from "../ui/ConfirmDialog";
 import { CopyButton } from "../ui/CopyButton";
 import { ErrorMessage } from "../ui/ErrorMessage";
-import { Field } from "../ui/Field";
+import { GracePeriodForm } from "../ui/GracePeriodForm";
 import { Time } from "../ui/Time";
 import { useResetToken, useSigningSecret } from "./api";
 import type { Integration } from "./types";
 
 /** Key rotation with a grace period, and (HTTP endpoints) the signing secret: PRODUCT.md section 10. */
 export function KeyProtection({ fullPath, integration }: { fullPath: string; integration: Integration }) {
-  const [grace, setGrace] = useState("3600");
   const reset = useResetToken(fullPath, integration.type, integration.id);
-  const rotate = (e: FormEvent) => {
-    e.preventDefault();
-    reset.mutate(Number(grace));
-  };
   return (
     <section className="stack" aria-labelledby={`key-${integration.id}`}>
       <h3 id={`key-${integration.id}`}>Key rotation</h3>
@@ -32,24 +27,7 @@ export function KeyProtection({ fullPath, integration }: { fullPath: string; int
           )}
         </dd>
       </dl>
-      <form className="toolbar" onSubmit={rotate}>
-        <Field label="Grace period for the old key (seconds)" inline>
-          {(control) => (
-            <input
-              {...control}
-              type="number"
-              min={0}
-              max={86400}
-              required
-              value={grace}
-              onChange={(e) => setGrace(e.target.value)}
-            />
-          )}
-        </Field>
-        <button type="submit" disabled={reset.isPending}>
-          Rotate key
-        </button>
-      </form>
+      <GracePeriodForm what="key" action="Rotate key" busy={reset.isPending} onRotate={(seconds) => reset.mutate(seconds)} />
       {reset.isError && <ErrorMessage error={reset.error} />}
       {reset.isSuccess && (
         <p role="status" className="message success">

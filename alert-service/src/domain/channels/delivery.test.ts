@@ -34,6 +34,8 @@ const alert: Alert = {
   updatedAt: new Date("2026-11-25T09:00:00.000Z"),
 };
 
+const SECRET = `whsec_${Buffer.from("k".repeat(32)).toString("base64")}`;
+
 /**
  * One delivery attempt per run, judged and logged; storm control and Retry-After, on the fake
  * clock (SQLite in memory, a sender that answers from a script).
@@ -72,7 +74,7 @@ describe("delivery", () => {
       kind: "hook",
       url: "https://receiver.example.com/hook",
       token: null,
-      signingSecret: `whsec_${Buffer.from("k".repeat(32)).toString("base64")}`,
+      signingSecret: SECRET,
       username: "",
       channel: "",
       alertChannel: "",
@@ -99,7 +101,7 @@ describe("delivery", () => {
           return answers.shift() ?? { status: 200, durationMs: 3 };
         },
       },
-      sign: (_secret, id, at) => `v1,signed-${id}-${at.getTime()}`,
+      sign: (secret, id, at) => `v1,${secret}-${id}-${at.getTime()}`,
       jobs: {
         enqueue: async () => undefined,
         enqueueLater: async (j, delayMs) => void later.push({ job: j, delayMs }),
@@ -139,12 +141,30 @@ describe("delivery", () => {
       "Idempotency-Key": "7:alert.triggered:op-1",
       "webhook-id": "7:alert.triggered:op-1",
       "webhook-timestamp": String(clock.now().getTime() / 1000),
-      "webhook-signature": `v1,signed-7:alert.triggered:op-1-${clock.now().getTime()}`,
+      "webhook-signature": `v1,${SECRET}-7:alert.triggered:op-1-${clock.now().getTime()}`,
       "X-Gitlab-Event": "Alert Hook",
     });
     await store.update(1, hookId, { signing: false, at: clock.now() });
     await run(job(2));
     expect(sent[1]?.headers["webhook-signature"]).toBeUndefined();
+  });
+
+  it("signs with the replaced secret too while a rotation's overlap lasts, then with the new one alone", async () => {
+    const until = new Date(clock.now().getTime() + 60_000);
+    await store.update(1, hookId, {
+      signingSecret: "whsec_new",
+      previousSigningSecret: SECRET,
+      previousSigningSecretExpiresAt: until,
+      at: clock.now(),
+    });
+    await run(job(1));
+    const at = clock.now().getTime();
+    expect(sent[0]?.headers["webhook-signature"]).toBe(
+      `v1,whsec_new-7:alert.triggered:op-1-${at} v1,${SECRET}-7:alert.triggered:op-1-${at}`,
+    );
+    clock.advance(60_000);
+    await run(job(2));
+    expect(sent[1]?.headers["webhook-signature"]).toBe(`v1,whsec_new-7:alert.triggered:op-2-${at + 60_000}`);
   });
 
   it("waits out a Retry-After without sending, and gives up once retries are older than their time", async () => {

@@ -3,6 +3,7 @@ import type { AlertStore, IncidentStore } from "../alerts/ports.js";
 import type { ProjectAccess } from "../ports.js";
 import { type Message, messageFor, summaryFor } from "./messages.js";
 import type { AttemptResult, DeliveryJob, DeliveryJobs, DeliveryLog, DeliveryRecord, DestinationStore, Sender } from "./ports.js";
+import { signingSecrets } from "./rules.js";
 import type { DestinationRecord } from "./types.js";
 
 /** Signs a body for Standard Webhooks: the `webhook-signature` value (`v1,<base64>`). */
@@ -125,7 +126,9 @@ export function createDelivery(deps: DeliveryDeps) {
     if (destination.kind === "hook" && destination.signing && destination.signingSecret) {
       headers["webhook-id"] = delivery.eventId;
       headers["webhook-timestamp"] = String(Math.floor(at.getTime() / 1000));
-      headers["webhook-signature"] = deps.sign(destination.signingSecret, delivery.eventId, at, body);
+      headers["webhook-signature"] = signingSecrets(destination, at)
+        .map((secret) => deps.sign(secret, delivery.eventId, at, body))
+        .join(" ");
     }
     return headers;
   }

@@ -1,4 +1,4 @@
-import { type CallContext, type Clock, notFound, paramMissing } from "@tocsin/core";
+import { type CallContext, type Clock, invalidArgument, notFound, paramMissing } from "@tocsin/core";
 import type { ProjectAccess } from "../ports.js";
 import { ACCESS, type ProjectRef } from "../types.js";
 import type { DestinationStore } from "./ports.js";
@@ -42,6 +42,15 @@ interface IssuedHook {
 }
 
 const integrationNotFound = () => notFound("Integration");
+
+/** The longest overlap of a rotated signing secret, as for an integration key's grace (a day). */
+const MAX_SIGNING_GRACE_SECONDS = 86_400;
+
+function checkGrace(graceSeconds: number) {
+  if (Number.isInteger(graceSeconds) && graceSeconds >= 0 && graceSeconds <= MAX_SIGNING_GRACE_SECONDS) return;
+  const why = `must be an integer from 0 to ${MAX_SIGNING_GRACE_SECONDS}`;
+  throw invalidArgument("GRACE_PERIOD_INVALID", `grace_period_seconds ${why}`, { grace_period_seconds: [why] });
+}
 const hookNotFound = () => notFound("Hook");
 
 /** The configuration of chat integrations and hooks: Maintainer+, reads included. */
@@ -56,7 +65,11 @@ export interface Destinations {
   getHook(idOrPath: string, id: number, ctx: CallContext): Promise<DestinationRecord>;
   updateHook(idOrPath: string, id: number, input: HookInput, ctx: CallContext): Promise<DestinationRecord>;
   deleteHook(idOrPath: string, id: number, ctx: CallContext): Promise<void>;
-  rotateHookSecret(idOrPath: string, id: number, ctx: CallContext): Promise<IssuedHook>;
+  /**
+   * A new signing secret. With `graceSeconds` (0 to 86 400) the replaced secret keeps signing beside
+   * it that long; with 0 it stops at once, and so does any older secret still in its overlap.
+   */
+  rotateHookSecret(idOrPath: string, id: number, graceSeconds: number, ctx: CallContext): Promise<IssuedHook>;
 }
 
 const text = (field: string, value: string | undefined) => (value === undefined ? undefined : checkText(field, value.trim()));
@@ -189,11 +202,19 @@ export function createDestinations(deps: DestinationsDeps): Destinations {
       await hookOf(p.id, id);
       await deps.store.delete(p.id, id);
     },
-    async rotateHookSecret(idOrPath, id, ctx) {
+    async rotateHookSecret(idOrPath, id, graceSeconds, ctx) {
+      checkGrace(graceSeconds);
       const p = await project(idOrPath, ctx);
-      await hookOf(p.id, id);
+      const old = await hookOf(p.id, id);
       const signingSecret = newSigningSecret();
-      const hook = await deps.store.update(p.id, id, { signingSecret, at: deps.clock.now() });
+      const at = deps.clock.now();
+      const overlap = graceSeconds > 0 && old.signingSecret !== null;
+      const hook = await deps.store.update(p.id, id, {
+        signingSecret,
+        previousSigningSecret: overlap ? old.signingSecret : null,
+        previousSigningSecretExpiresAt: overlap ? new Date(at.getTime() + graceSeconds * 1000) : null,
+        at,
+      });
       if (!hook) throw hookNotFound();
       return { hook, signingSecret };
     },

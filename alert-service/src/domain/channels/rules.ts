@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { invalidArgument } from "@tocsin/core";
+import type { DestinationRecord } from "./types.js";
 
 /** Longest destination URL accepted (GitLab's hook URL limit). */
 const MAX_URL_LENGTH = 2048;
@@ -39,6 +40,19 @@ export function maskUrl(url: string): string {
 
 /** A new Standard Webhooks signing key: `whsec_` and 32 random bytes in base64 (the spec allows 24–64). */
 export const newSigningSecret = () => `whsec_${randomBytes(32).toString("base64")}`;
+
+/**
+ * The secrets a hook's delivery at `at` is signed with: the current one, then the one it replaced
+ * while that one's overlap lasts (Standard Webhooks: space-separated signatures during rotation).
+ */
+export function signingSecrets(
+  hook: Pick<DestinationRecord, "signingSecret" | "previousSigningSecret" | "previousSigningSecretExpiresAt">,
+  at: Date,
+): string[] {
+  if (!hook.signingSecret) return [];
+  const { previousSigningSecret: previous, previousSigningSecretExpiresAt: until } = hook;
+  return previous && until && until.getTime() > at.getTime() ? [hook.signingSecret, previous] : [hook.signingSecret];
+}
 
 /** Longest free-text field (username, channel names). */
 export function checkText(field: string, value: string): string {

@@ -17,6 +17,12 @@ export interface DestinationRecord {
   token: string | null;
   /** Hooks: the Standard Webhooks key, `whsec_<base64>`; null for chat. */
   signingSecret: string | null;
+  /**
+   * Hooks: the secret replaced by the last rotation, still signing beside the new one (Standard
+   * Webhooks' space-separated signatures) until `previousSigningSecretExpiresAt`; null when none.
+   */
+  previousSigningSecret: string | null;
+  previousSigningSecretExpiresAt: Date | null;
   /** Chat: the sender name and channels (Slack/Mattermost; ignored by Teams). Empty when unset. */
   username: string;
   channel: string;
@@ -33,7 +39,10 @@ export interface DestinationRecord {
   updatedAt: Date;
 }
 
-export type NewDestination = Omit<DestinationRecord, "id" | "updatedAt" | "disabled">;
+export type NewDestination = Omit<
+  DestinationRecord,
+  "id" | "updatedAt" | "disabled" | "previousSigningSecret" | "previousSigningSecretExpiresAt"
+>;
 
 /** The fields an update may change; `at` is the new updated_at. */
 export type DestinationPatch = Partial<
@@ -42,6 +51,8 @@ export type DestinationPatch = Partial<
     | "url"
     | "token"
     | "signingSecret"
+    | "previousSigningSecret"
+    | "previousSigningSecretExpiresAt"
     | "username"
     | "channel"
     | "alertChannel"

@@ -10,6 +10,9 @@ export interface DestinationColumns {
   url: string;
   token: string | null;
   signing_secret: string | null;
+  /** Absent on rows and documents written before rotation overlap: read as null. */
+  previous_signing_secret?: string | null;
+  previous_signing_secret_expires_at?: Date | null;
   username: string;
   channel: string;
   alert_channel: string;
@@ -33,6 +36,8 @@ export function fromColumns(id: number, c: DestinationColumns): DestinationRecor
     url: c.url,
     token: c.token,
     signingSecret: c.signing_secret,
+    previousSigningSecret: c.previous_signing_secret ?? null,
+    previousSigningSecretExpiresAt: c.previous_signing_secret_expires_at ?? null,
     username: c.username,
     channel: c.channel,
     alertChannel: c.alert_channel,
@@ -51,6 +56,8 @@ const PATCH_COLUMNS: Record<Exclude<keyof DestinationPatch, "at">, keyof Destina
   url: "url",
   token: "token",
   signingSecret: "signing_secret",
+  previousSigningSecret: "previous_signing_secret",
+  previousSigningSecretExpiresAt: "previous_signing_secret_expires_at",
   username: "username",
   channel: "channel",
   alertChannel: "alert_channel",

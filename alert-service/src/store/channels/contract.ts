@@ -55,6 +55,8 @@ export function describeDestinationStoreContract(
         url: "https://hooks.example.com/hook/secret-path",
         token: "t0k",
         signingSecret: "whsec_abc",
+        previousSigningSecret: null,
+        previousSigningSecretExpiresAt: null,
         username: "",
         channel: "",
         alertChannel: "",
@@ -98,6 +100,17 @@ export function describeDestinationStoreContract(
       expect(await store.delete(1, hook.id)).toBe(true);
       expect(await store.get(1, hook.id)).toBeUndefined();
       expect(await store.delete(1, hook.id)).toBe(false);
+    });
+
+    it("keeps a rotated signing secret and its overlap's end, and clears them", async () => {
+      const hook = await store.insert(destination(1, "hook", { signingSecret: "whsec_old", signing: true }));
+      const until = new Date(later.getTime() + 3_600_000);
+      const rotation = { signingSecret: "whsec_new", previousSigningSecret: "whsec_old", previousSigningSecretExpiresAt: until };
+      await store.update(1, hook.id, { ...rotation, at: later });
+      expect(await store.get(1, hook.id)).toMatchObject(rotation);
+      const cleared = { signingSecret: "whsec_newer", previousSigningSecret: null, previousSigningSecretExpiresAt: null };
+      await store.update(1, hook.id, { ...cleared, at: later });
+      expect(await store.get(1, hook.id)).toMatchObject(cleared);
     });
   });
 }

@@ -13,6 +13,8 @@ CREATE TABLE IF NOT EXISTS channel_destinations (
   url TEXT NOT NULL,
   token TEXT,
   signing_secret TEXT,
+  previous_signing_secret TEXT,
+  previous_signing_secret_expires_at INTEGER,
   username TEXT NOT NULL,
   channel TEXT NOT NULL,
   alert_channel TEXT NOT NULL,
@@ -29,6 +31,8 @@ CREATE TABLE IF NOT EXISTS channel_destinations (
 
 const BOOLEANS = ["alert_events", "incident_events", "enable_ssl_verification", "signing", "disabled"] as const;
 const DATES = ["created_at", "updated_at"] as const;
+/** Added after the first release: tables created before get them on open. */
+const ADDED = ["previous_signing_secret TEXT", "previous_signing_secret_expires_at INTEGER"];
 
 type Row = Record<string, unknown> & { id: number };
 
@@ -36,6 +40,8 @@ function toRecord(row: Row) {
   const c = { ...row } as Record<string, unknown>;
   for (const b of BOOLEANS) c[b] = row[b] === 1;
   for (const d of DATES) c[d] = new Date(row[d] as number);
+  const expires = row.previous_signing_secret_expires_at;
+  c.previous_signing_secret_expires_at = typeof expires === "number" ? new Date(expires) : null;
   return fromColumns(row.id, c as unknown as DestinationColumns);
 }
 
@@ -55,6 +61,9 @@ function duplicate(err: unknown): never {
 /** Destinations in the embedded SQLite database (`channel_destinations`). */
 export function createSqliteDestinationStore(db: Database.Database): DestinationStore {
   db.exec(SCHEMA);
+  const columns = db.prepare("PRAGMA table_info(channel_destinations)").all() as Array<{ name: string }>;
+  for (const added of ADDED)
+    if (!columns.some((c) => c.name === added.split(" ")[0])) db.exec(`ALTER TABLE channel_destinations ADD COLUMN ${added}`);
   const one = (sql: string, ...args: unknown[]) => {
     const row = prepared(db, sql).get(...args) as Row | undefined;
     return row ? toRecord(row) : undefined;

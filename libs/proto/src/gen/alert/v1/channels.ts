@@ -104,7 +104,14 @@ export interface Hook {
   /** Whether a token (X-Gitlab-Token) is set. */
   tokenSet: boolean;
   createdAt: Date | undefined;
-  updatedAt: Date | undefined;
+  updatedAt:
+    | Date
+    | undefined;
+  /**
+   * Until when the secret replaced by the last rotation signs beside the new one (past once the
+   * overlap is over); unset when the last rotation kept none.
+   */
+  previousSigningSecretExpiresAt: Date | undefined;
 }
 
 export interface CreateHookResponse {
@@ -179,6 +186,8 @@ export interface DeleteHookResponse {
 export interface RotateHookSigningSecretRequest {
   projectIdOrPath: string;
   hookId: number;
+  /** How long the replaced secret keeps signing (0 to 86400; 0 = it stops at once). */
+  gracePeriodSeconds: number;
 }
 
 /** One delivery of one event to one destination, with its attempts so far. */
@@ -1310,6 +1319,7 @@ function createBaseHook(): Hook {
     tokenSet: false,
     createdAt: undefined,
     updatedAt: undefined,
+    previousSigningSecretExpiresAt: undefined,
   };
 }
 
@@ -1347,6 +1357,9 @@ export const Hook: MessageFns<Hook> = {
     }
     if (message.updatedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(90).fork()).join();
+    }
+    if (message.previousSigningSecretExpiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.previousSigningSecretExpiresAt), writer.uint32(98).fork()).join();
     }
     return writer;
   },
@@ -1452,6 +1465,14 @@ export const Hook: MessageFns<Hook> = {
             message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.previousSigningSecretExpiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1509,6 +1530,11 @@ export const Hook: MessageFns<Hook> = {
         : isSet(object.updated_at)
         ? fromJsonTimestamp(object.updated_at)
         : undefined,
+      previousSigningSecretExpiresAt: isSet(object.previousSigningSecretExpiresAt)
+        ? fromJsonTimestamp(object.previousSigningSecretExpiresAt)
+        : isSet(object.previous_signing_secret_expires_at)
+        ? fromJsonTimestamp(object.previous_signing_secret_expires_at)
+        : undefined,
     };
   },
 
@@ -1547,6 +1573,9 @@ export const Hook: MessageFns<Hook> = {
     if (message.updatedAt !== undefined) {
       obj.updatedAt = message.updatedAt.toISOString();
     }
+    if (message.previousSigningSecretExpiresAt !== undefined) {
+      obj.previousSigningSecretExpiresAt = message.previousSigningSecretExpiresAt.toISOString();
+    }
     return obj;
   },
 
@@ -1566,6 +1595,7 @@ export const Hook: MessageFns<Hook> = {
     message.tokenSet = object.tokenSet ?? false;
     message.createdAt = object.createdAt ?? undefined;
     message.updatedAt = object.updatedAt ?? undefined;
+    message.previousSigningSecretExpiresAt = object.previousSigningSecretExpiresAt ?? undefined;
     return message;
   },
 };
@@ -2660,7 +2690,7 @@ export const DeleteHookResponse: MessageFns<DeleteHookResponse> = {
 };
 
 function createBaseRotateHookSigningSecretRequest(): RotateHookSigningSecretRequest {
-  return { projectIdOrPath: "", hookId: 0 };
+  return { projectIdOrPath: "", hookId: 0, gracePeriodSeconds: 0 };
 }
 
 export const RotateHookSigningSecretRequest: MessageFns<RotateHookSigningSecretRequest> = {
@@ -2670,6 +2700,9 @@ export const RotateHookSigningSecretRequest: MessageFns<RotateHookSigningSecretR
     }
     if (message.hookId !== 0) {
       writer.uint32(16).int64(message.hookId);
+    }
+    if (message.gracePeriodSeconds !== 0) {
+      writer.uint32(24).int32(message.gracePeriodSeconds);
     }
     return writer;
   },
@@ -2703,6 +2736,14 @@ export const RotateHookSigningSecretRequest: MessageFns<RotateHookSigningSecretR
             message.hookId = longToNumber(reader.int64());
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.gracePeriodSeconds = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2727,6 +2768,11 @@ export const RotateHookSigningSecretRequest: MessageFns<RotateHookSigningSecretR
         : isSet(object.hook_id)
         ? globalThis.Number(object.hook_id)
         : 0,
+      gracePeriodSeconds: isSet(object.gracePeriodSeconds)
+        ? globalThis.Number(object.gracePeriodSeconds)
+        : isSet(object.grace_period_seconds)
+        ? globalThis.Number(object.grace_period_seconds)
+        : 0,
     };
   },
 
@@ -2738,6 +2784,9 @@ export const RotateHookSigningSecretRequest: MessageFns<RotateHookSigningSecretR
     if (message.hookId !== 0) {
       obj.hookId = Math.round(message.hookId);
     }
+    if (message.gracePeriodSeconds !== 0) {
+      obj.gracePeriodSeconds = Math.round(message.gracePeriodSeconds);
+    }
     return obj;
   },
 
@@ -2748,6 +2797,7 @@ export const RotateHookSigningSecretRequest: MessageFns<RotateHookSigningSecretR
     const message = createBaseRotateHookSigningSecretRequest();
     message.projectIdOrPath = object.projectIdOrPath ?? "";
     message.hookId = object.hookId ?? 0;
+    message.gracePeriodSeconds = object.gracePeriodSeconds ?? 0;
     return message;
   },
 };
@@ -3457,7 +3507,10 @@ export const ChannelServiceService = {
     responseSerialize: (value: DeleteHookResponse): Buffer => Buffer.from(DeleteHookResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): DeleteHookResponse => DeleteHookResponse.decode(value),
   },
-  /** Issues a new signing secret (shown once); the old one stops signing at once. */
+  /**
+   * Issues a new signing secret (shown once). With `grace_period_seconds` (0 to 86400) the old one
+   * keeps signing beside it that long (two space-separated signatures); with 0 it stops at once.
+   */
   rotateHookSigningSecret: {
     path: "/alert.v1.ChannelService/RotateHookSigningSecret" as const,
     requestStream: false as const,
@@ -3517,7 +3570,10 @@ export interface ChannelServiceServer extends UntypedServiceImplementation {
   /** Changes only the fields that are set; a new `url` enables a disabled hook. */
   updateHook: handleUnaryCall<UpdateHookRequest, UpdateHookResponse>;
   deleteHook: handleUnaryCall<DeleteHookRequest, DeleteHookResponse>;
-  /** Issues a new signing secret (shown once); the old one stops signing at once. */
+  /**
+   * Issues a new signing secret (shown once). With `grace_period_seconds` (0 to 86400) the old one
+   * keeps signing beside it that long (two space-separated signatures); with 0 it stops at once.
+   */
   rotateHookSigningSecret: handleUnaryCall<RotateHookSigningSecretRequest, RotateHookSigningSecretResponse>;
   /** The delivery log of one destination (a hook or a chat integration), newest first, 7 days. */
   listDeliveries: handleUnaryCall<ListDeliveriesRequest, ListDeliveriesResponse>;
@@ -3672,7 +3728,10 @@ export interface ChannelServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DeleteHookResponse) => void,
   ): ClientUnaryCall;
-  /** Issues a new signing secret (shown once); the old one stops signing at once. */
+  /**
+   * Issues a new signing secret (shown once). With `grace_period_seconds` (0 to 86400) the old one
+   * keeps signing beside it that long (two space-separated signatures); with 0 it stops at once.
+   */
   rotateHookSigningSecret(
     request: RotateHookSigningSecretRequest,
     callback: (error: ServiceError | null, response: RotateHookSigningSecretResponse) => void,
