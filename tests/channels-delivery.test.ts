@@ -1,4 +1,7 @@
+import { join } from "node:path";
 import { until } from "@tocsin/testing";
+import Database from "better-sqlite3";
+import { MongoClient } from "mongodb";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { api } from "./api.js";
@@ -51,6 +54,29 @@ for (const combo of combos) {
       return res.body as { id: number; signing_secret: string };
     }
     type Logged = { id: number; status: string; attempts: number; response_status: number | null; error: string | null };
+    // The alert database's name in the MongoDB run, to read what is stored at rest.
+    const alertDb = `tocsin_alert_channels_${process.pid}_${Date.now().toString(36)}`;
+    async function storedRow(hookId: number): Promise<string> {
+      if (!combo.env.MONGO_URL) {
+        const db = new Database(join(sys.alertDataDir, "alert.db"), { readonly: true });
+        try {
+          return JSON.stringify(db.prepare("SELECT * FROM channel_destinations WHERE id = ?").get(hookId));
+        } finally {
+          db.close();
+        }
+      }
+      const client = await MongoClient.connect(combo.env.MONGO_URL);
+      try {
+        return JSON.stringify(
+          await client
+            .db(alertDb)
+            .collection("channel_destinations")
+            .findOne({ _id: hookId as never }),
+        );
+      } finally {
+        await client.close();
+      }
+    }
     const events = async (hookId: number) => (await as().get(`${base()}/hooks/${hookId}/events`)).body as Logged[];
 
     beforeAll(async () => {
@@ -65,6 +91,7 @@ for (const combo of combos) {
           CHANNEL_TIMEOUT_MS: "300",
           ...combo.env,
         },
+        ...(combo.env.MONGO_URL ? { alertEnv: { MONGO_DB: alertDb } } : {}),
       });
       owner = await seedUser(sys.url, sys.adminToken, { username: "owner" });
       const group = await seedGroup(sys.url, owner.token, { path: "ops" });
@@ -119,6 +146,11 @@ for (const combo of combos) {
           headers as Record<string, string>,
         ),
       ).toThrow();
+      // At rest the token and the signing secret are sealed with SECRET_KEY (docs/channels.md).
+      const row = await storedRow(h.id);
+      expect(row).toContain("sealed:v1:");
+      expect(row).not.toContain("hook-token");
+      expect(row).not.toContain(h.signing_secret);
 
       const ack = await as().put(`${base()}/alert_management/alerts/1`, { status: "acknowledged" });
       expect(ack.status, ack.text).toBe(200);

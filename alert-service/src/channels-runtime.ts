@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Clock, Logger } from "@tocsin/core";
+import { type Clock, type Logger, SecretBox } from "@tocsin/core";
 import type { Tracing } from "@tocsin/telemetry";
 import type { Database } from "better-sqlite3";
 import type { Db } from "mongodb";
@@ -26,13 +26,15 @@ import { SqliteJobQueue } from "./queue/sqlite/sqlite-job-queue.js";
 import { tracedQueue } from "./queue/traced-queue.js";
 import { createMongoDeliveryLog } from "./store/channels/mongo-delivery-log.js";
 import { createMongoDestinationStore } from "./store/channels/mongo-destination-store.js";
+import { sealedDestinationStore, sealPlainSecrets } from "./store/channels/sealed-destination-store.js";
 import { createSqliteDeliveryLog } from "./store/channels/sqlite-delivery-log.js";
 import { createSqliteDestinationStore } from "./store/channels/sqlite-destination-store.js";
 
 type ChannelsConfig = Pick<AlertServiceConfig, "channels" | "externalUrl" | "dataDir">;
 
 export interface ChannelsRuntimeOptions {
-  config: ChannelsConfig;
+  /** `secretKey` seals the destinations' credentials at rest (unset: they stay plain). */
+  config: ChannelsConfig & Partial<Pick<AlertServiceConfig, "secretKey">>;
   /** Exactly one of sqlite / mongo keeps the destinations and the delivery log (the alert database). */
   sqlite?: Database;
   mongo?: Db;
@@ -111,7 +113,8 @@ function queueOf(
 /**
  * What the processing thread needs for the channels reactor, over its own connections to the
  * alert database and the channel queue (the SQLite one, or BullMQ's with `redisUrl`); `onCommit`
- * tells the main thread's workers of new jobs in the SQLite queue.
+ * tells the main thread's workers of new jobs in the SQLite queue. The reactor reads which
+ * destinations want an event, never their credentials: its store leaves them sealed.
  */
 export function createLocalChannelReactorDeps(opts: {
   config: ChannelsConfig;
@@ -129,18 +132,36 @@ export function createLocalChannelReactorDeps(opts: {
   return { destinations: createSqliteDestinationStore(opts.sqlite), jobs: createDeliveryJobs(queue), close: () => queue.close() };
 }
 
+/**
+ * The destinations with their credentials sealed by SECRET_KEY (docs/channels.md, "Secrets at
+ * rest"); those stored in plain are sealed now. A key that cannot open them is logged, not fatal:
+ * intake goes on, and deliveries to those destinations fail with the same message.
+ */
+async function secretsAtRest(raw: DestinationStore, secretKey: string | undefined, logger: Logger) {
+  if (!secretKey) {
+    logger.warn("SECRET_KEY is not set: hook tokens, signing secrets and chat webhook URLs are stored unencrypted");
+    return sealedDestinationStore(raw, undefined);
+  }
+  const box = new SecretBox(secretKey);
+  await sealPlainSecrets(raw, box, logger).catch((err: unknown) =>
+    logger.error({ err }, "could not seal the destinations' secrets stored in plain"),
+  );
+  return sealedDestinationStore(raw, box);
+}
+
 /** Wires the outbound channels (docs/channels.md): destinations, the delivery log, the channel queue and its workers. */
 export async function createChannelsRuntime(opts: ChannelsRuntimeOptions): Promise<ChannelsRuntime> {
   const { config, logger, clock } = opts;
-  let store: DestinationStore;
+  let stored: DestinationStore;
   let log: DeliveryLog;
   if (opts.sqlite) {
-    store = createSqliteDestinationStore(opts.sqlite);
+    stored = createSqliteDestinationStore(opts.sqlite);
     log = createSqliteDeliveryLog(opts.sqlite);
   } else if (opts.mongo) {
-    store = await createMongoDestinationStore(opts.mongo);
+    stored = await createMongoDestinationStore(opts.mongo);
     log = await createMongoDeliveryLog(opts.mongo);
   } else throw new Error("channels runtime: a data store (sqlite or mongo) is required");
+  const store = await secretsAtRest(stored, config.secretKey, logger);
   const raw = queueOf(opts);
   const queue = tracedQueue(raw, opts.tracing, { system: opts.redisUrl ? "bullmq" : "local", destination: "channels" });
   const jobs = createDeliveryJobs(queue);

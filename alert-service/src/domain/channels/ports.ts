@@ -12,8 +12,13 @@ export interface DestinationStore {
   chat(projectId: number, kind: ChatKind): Promise<DestinationRecord | undefined>;
   /** The project's destinations, oldest first (every kind, or hooks alone with `kind: "hook"`). */
   list(projectId: number, kind?: "hook"): Promise<DestinationRecord[]>;
-  /** Changes the given fields; undefined when there is no such destination. */
-  update(projectId: number, id: number, patch: DestinationPatch): Promise<DestinationRecord | undefined>;
+  /** Every project's destinations, oldest first (the start-up pass that seals secrets written in plain). */
+  all(): Promise<DestinationRecord[]>;
+  /**
+   * Changes the given fields; undefined when there is no such destination, or when `ifUpdatedAt`
+   * is given and the destination changed since (its `updatedAt` differs).
+   */
+  update(projectId: number, id: number, patch: DestinationPatch, ifUpdatedAt?: Date): Promise<DestinationRecord | undefined>;
   /** True when it existed. */
   delete(projectId: number, id: number): Promise<boolean>;
   ping(): Promise<void>;

@@ -102,6 +102,16 @@ export function describeDestinationStoreContract(
       expect(await store.delete(1, hook.id)).toBe(false);
     });
 
+    it("lists every project's destinations and updates only while unchanged when guarded", async () => {
+      const a = await store.insert(destination(1, "hook", { token: "a" }));
+      const b = await store.insert(destination(2, "slack"));
+      expect((await store.all()).map((d) => d.id)).toEqual([a.id, b.id]);
+      expect(await store.update(1, a.id, { token: "stale", at: later }, new Date(at.getTime() - 1))).toBeUndefined();
+      expect((await store.get(1, a.id))?.token).toBe("a");
+      expect(await store.update(1, a.id, { token: "fresh", at: later }, at)).toMatchObject({ token: "fresh" });
+      expect(await store.update(1, a.id, { token: "again", at: later }, at)).toBeUndefined();
+    });
+
     it("keeps a rotated signing secret and its overlap's end, and clears them", async () => {
       const hook = await store.insert(destination(1, "hook", { signingSecret: "whsec_old", signing: true }));
       const until = new Date(later.getTime() + 3_600_000);

@@ -57,9 +57,12 @@ export async function createMongoDestinationStore(db: Db): Promise<DestinationSt
       const filter = kind ? { project_id: projectId, kind } : { project_id: projectId };
       return (await col.find(filter).sort({ _id: 1 }).toArray()).map(toRecord);
     },
-    async update(projectId, id, patch) {
+    async all() {
+      return (await col.find({}).sort({ _id: 1 }).toArray()).map(toRecord);
+    },
+    async update(projectId, id, patch, ifUpdatedAt) {
       const doc = await col.findOneAndUpdate(
-        { _id: id, project_id: projectId },
+        { _id: id, project_id: projectId, ...(ifUpdatedAt ? { updated_at: ifUpdatedAt } : {}) },
         { $set: patchColumns(patch) },
         { returnDocument: "after" },
       );

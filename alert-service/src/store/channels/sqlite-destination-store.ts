@@ -110,12 +110,17 @@ export function createSqliteDestinationStore(db: Database.Database): Destination
         : prepared(db, "SELECT * FROM channel_destinations WHERE project_id = ? ORDER BY id").all(projectId);
       return (rows as Row[]).map(toRecord);
     },
-    async update(projectId, id, patch) {
+    async all() {
+      return (prepared(db, "SELECT * FROM channel_destinations ORDER BY id").all() as Row[]).map(toRecord);
+    },
+    async update(projectId, id, patch, ifUpdatedAt) {
       const columns = toSql(patchColumns(patch));
       const sets = Object.keys(columns).map((c) => `${c} = @${c}`);
-      const sql = `UPDATE channel_destinations SET ${sets.join(", ")} WHERE project_id = @projectId AND id = @id RETURNING *`;
+      const guard = ifUpdatedAt ? " AND updated_at = @ifUpdatedAt" : "";
+      const sql = `UPDATE channel_destinations SET ${sets.join(", ")} WHERE project_id = @projectId AND id = @id${guard} RETURNING *`;
       const update = prepared(db, sql);
-      const row = (await writeWhenFree(db, () => update.get({ ...columns, projectId, id }))) as Row | undefined;
+      const args = { ...columns, projectId, id, ...(ifUpdatedAt ? { ifUpdatedAt: ifUpdatedAt.getTime() } : {}) };
+      const row = (await writeWhenFree(db, () => update.get(args))) as Row | undefined;
       return row ? toRecord(row) : undefined;
     },
     async delete(projectId, id) {
