@@ -21,7 +21,7 @@ const config = (dataDir: string) => ({
   channels: {
     allowLocalNetwork: true,
     retry: { initialMs: 50, maxMs: 100, forMs: 3_600_000 },
-    minIntervalMs: 0,
+    minIntervalMs: 20, // through the send slots (in Redis with BullMQ)
     storm: { windowMs: 600_000, limit: 30 },
     timeoutMs: 1000,
   },

@@ -3,8 +3,11 @@ import { join } from "node:path";
 import { type Clock, type Logger, SecretBox } from "@tocsin/core";
 import type { Tracing } from "@tocsin/telemetry";
 import type { Database } from "better-sqlite3";
+import { Redis } from "ioredis";
 import type { Db } from "mongodb";
 import { createHttpSender } from "./channels/http-sender.js";
+import { createLocalSendSlots } from "./channels/local-send-slots.js";
+import { createRedisSendSlots } from "./channels/redis-send-slots.js";
 import { standardWebhooksSign } from "./channels/signer.js";
 import type { AlertServiceConfig } from "./config.js";
 import type { AlertStore, IncidentStore } from "./domain/alerts/ports.js";
@@ -149,6 +152,15 @@ async function secretsAtRest(raw: DestinationStore, secretKey: string | undefine
   return sealedDestinationStore(raw, box);
 }
 
+/** Each destination's send slots: in Redis with BullMQ (every replica's sends spaced), else in memory. */
+function sendSlotsOf(opts: Pick<ChannelsRuntimeOptions, "redisUrl" | "queuePrefix" | "logger">) {
+  if (!opts.redisUrl) return { slots: createLocalSendSlots(), close: () => undefined };
+  const redis = new Redis(opts.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  redis.on("error", () => undefined); // reconnects by itself; the local slots cover the gap
+  const logger = opts.logger.child({ component: "channel-slots" });
+  return { slots: createRedisSendSlots(redis, opts.queuePrefix ?? "tocsin", logger), close: () => redis.disconnect() };
+}
+
 /** Wires the outbound channels (docs/channels.md): destinations, the delivery log, the channel queue and its workers. */
 export async function createChannelsRuntime(opts: ChannelsRuntimeOptions): Promise<ChannelsRuntime> {
   const { config, logger, clock } = opts;
@@ -180,6 +192,7 @@ export async function createChannelsRuntime(opts: ChannelsRuntimeOptions): Promi
     minIntervalMs: config.channels.minIntervalMs,
     retryForMs: config.channels.retry.forMs,
   };
+  const slots = sendSlotsOf(opts);
   let started: { alerts: Pick<AlertStore, "getById">; incidents: Pick<IncidentStore, "getByAlert"> } | undefined;
   const delivery = createDelivery({
     destinations: store,
@@ -189,6 +202,7 @@ export async function createChannelsRuntime(opts: ChannelsRuntimeOptions): Promi
     projects: opts.projects,
     sender,
     sign: standardWebhooksSign,
+    slots: slots.slots,
     jobs,
     clock,
     settings,
@@ -215,6 +229,7 @@ export async function createChannelsRuntime(opts: ChannelsRuntimeOptions): Promi
     async stop() {
       if (housekeeping) clearInterval(housekeeping);
       await queue.close();
+      slots.close();
     },
   };
 }

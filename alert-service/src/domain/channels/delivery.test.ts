@@ -47,6 +47,7 @@ describe("delivery", () => {
   let sent: Sent[];
   let answers: AttemptResult[];
   let later: Array<{ job: DeliveryJob; delayMs: number }>;
+  let reserved: Array<[number, number]>;
   let delivery: ReturnType<typeof createDelivery>;
   let hookId: number;
 
@@ -69,6 +70,7 @@ describe("delivery", () => {
     sent = [];
     answers = [];
     later = [];
+    reserved = [];
     const hook = await store.insert({
       projectId: 1,
       kind: "hook",
@@ -102,6 +104,13 @@ describe("delivery", () => {
         },
       },
       sign: (secret, id, at) => `v1,${secret}-${id}-${at.getTime()}`,
+      // Every slot free at once: the run never sleeps; the reservations are checked.
+      slots: {
+        reserve: async (id, intervalMs) => {
+          reserved.push([id, intervalMs]);
+          return 0;
+        },
+      },
       jobs: {
         enqueue: async () => undefined,
         enqueueLater: async (j, delayMs) => void later.push({ job: j, delayMs }),
@@ -110,7 +119,7 @@ describe("delivery", () => {
       settings: {
         externalUrl: "https://tocsin.example.com",
         storm: { windowMs: 600_000, limit: 3 },
-        minIntervalMs: 0,
+        minIntervalMs: 1000,
         retryForMs: 3_600_000,
       },
     });
@@ -137,6 +146,8 @@ describe("delivery", () => {
 
   it("signs hook messages and sends the event id as Idempotency-Key and webhook-id", async () => {
     await run(job(1));
+    // The send waited for the destination's slot, a second after its last.
+    expect(reserved).toEqual([[hookId, 1000]]);
     expect(sent[0]?.headers).toMatchObject({
       "Idempotency-Key": "7:alert.triggered:op-1",
       "webhook-id": "7:alert.triggered:op-1",

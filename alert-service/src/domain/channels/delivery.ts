@@ -2,7 +2,16 @@ import type { Clock, Logger } from "@tocsin/core";
 import type { AlertStore, IncidentStore } from "../alerts/ports.js";
 import type { ProjectAccess } from "../ports.js";
 import { type Message, messageFor, summaryFor } from "./messages.js";
-import type { AttemptResult, DeliveryJob, DeliveryJobs, DeliveryLog, DeliveryRecord, DestinationStore, Sender } from "./ports.js";
+import type {
+  AttemptResult,
+  DeliveryJob,
+  DeliveryJobs,
+  DeliveryLog,
+  DeliveryRecord,
+  DestinationStore,
+  Sender,
+  SendSlots,
+} from "./ports.js";
 import { signingSecrets } from "./rules.js";
 import type { DestinationRecord } from "./types.js";
 
@@ -27,6 +36,7 @@ export interface DeliveryDeps {
   projects: ProjectAccess;
   sender: Sender;
   sign: Sign;
+  slots: SendSlots;
   jobs: DeliveryJobs;
   clock: Clock;
   settings: DeliverySettings;
@@ -62,23 +72,17 @@ function windowOf(at: Date, windowMs: number): { from: Date; to: Date } {
   return { from: new Date(start), to: new Date(start + windowMs) };
 }
 
-/** Spaces a destination's messages at least `minIntervalMs` apart (its lane runs them one at a time). */
-function createPacer(minIntervalMs: number) {
-  const next = new Map<number, number>();
-  return async (destinationId: number) => {
-    if (minIntervalMs <= 0) return;
-    const now = Date.now();
-    const due = next.get(destinationId) ?? 0;
-    next.set(destinationId, Math.max(now, due) + minIntervalMs);
-    if (due > now) await new Promise((resolve) => setTimeout(resolve, due - now));
-  };
-}
-
 const summaryKey = (destinationId: number, windowStart: number) => `summary:${destinationId}:${windowStart}`;
 
 /** Runs delivery jobs: one attempt per run, its outcome in the delivery log. */
 export function createDelivery(deps: DeliveryDeps) {
-  const pace = createPacer(deps.settings.minIntervalMs);
+  /** Waits for the destination's next send slot, `minIntervalMs` after its last send (any replica's). */
+  const pace = async (destinationId: number) => {
+    const { minIntervalMs } = deps.settings;
+    if (minIntervalMs <= 0) return;
+    const waitMs = await deps.slots.reserve(destinationId, minIntervalMs);
+    if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+  };
   const { storm } = deps.settings;
 
   async function projectOf(job: DeliveryJob) {

@@ -24,6 +24,15 @@ export interface DestinationStore {
   ping(): Promise<void>;
 }
 
+/**
+ * Each destination's send slots (PRODUCT.md section 12: at most one message a second per
+ * destination), shared by every replica where they share a queue.
+ */
+export interface SendSlots {
+  /** Reserves the destination's next slot, `intervalMs` after its last one; answers in how many ms it starts (0: now). */
+  reserve(destinationId: number, intervalMs: number): Promise<number>;
+}
+
 /** Where a delivery stands: queued or failing and to be tried again, done, given up, or folded into a storm summary. */
 export type DeliveryStatus = "retrying" | "delivered" | "failed" | "summarized";
 
