@@ -4,15 +4,22 @@ import { type IncidentJob, incidentJobId } from "./ports.js";
 import type { ProcessingDeps } from "./processing.js";
 import { type AlertEventKind, alertEvent, type Claim } from "./reactions.js";
 
-/** The reactions' claims of an incident event of `alert`, made by the incident job `job`. */
+/**
+ * The op of an incident's close: the alert's one incident closes once (whichever job closes it, the
+ * open job at once or a close job), so every path and every re-run names it the same.
+ */
+const incidentCloseOp = (alertId: number) => `incident-close-${alertId}`;
+
+/** The reactions' claims of an incident event of `alert`, made by the op `op` (an incident job's id, or the close's). */
 function claimIncidentEvent(
   deps: ProcessingDeps,
   kind: AlertEventKind,
+  op: string,
   job: IncidentJob,
   alert: Pick<Alert, "id" | "projectId">,
   at: Date,
 ) {
-  const event = alertEvent(kind, incidentJobId(job), {
+  const event = alertEvent(kind, op, {
     projectId: alert.projectId,
     alertId: alert.id,
     requestId: job.requestId,
@@ -46,11 +53,12 @@ async function openIncident(deps: ProcessingDeps, job: IncidentJob, logger?: Log
     });
     await alerts.linkIncident(alert.id, incident.iid, at);
     await alerts.addActivity(alert.id, `incident:${incident.iid}`, `created incident #${incident.iid}`, at);
-    const claims: Claim[] = await claimIncidentEvent(deps, "incident.opened", job, alert, at);
+    const claims: Claim[] = await claimIncidentEvent(deps, "incident.opened", incidentJobId(job), job, alert, at);
     // The lane runs this job before any close job of the alert: a closed incident here was closed by this job.
     if (closeAtOnce) {
       if (incident.status === "open") await incidents.close(incident.id, at);
-      claims.push(...(await claimIncidentEvent(deps, "incident.closed", job, alert, at)));
+      const closedAt = incident.closedAt ?? at;
+      claims.push(...(await claimIncidentEvent(deps, "incident.closed", incidentCloseOp(alert.id), job, alert, closedAt)));
     }
     logger?.debug({ incidentIid: incident.iid }, "incident opened");
     return claims;
@@ -59,19 +67,23 @@ async function openIncident(deps: ProcessingDeps, job: IncidentJob, logger?: Log
 }
 
 /**
- * Closes the alert's open incident and emits `incident.closed`; an incident that is not open is
- * left alone (closed already, e.g. at once by the open job). A re-run after a crash between the
- * close and its enqueue finds the incident closed and emits nothing (the incident store keeps no
- * record of which job closed it).
+ * Closes the alert's open incident and emits `incident.closed`. An incident found closed already
+ * (at once by the open job, or by this job before a crash between the close and its enqueue) emits
+ * the same event again — the same id, at its close time — which every reactor's job key makes a
+ * no-op when it was enqueued before: a close is told exactly once.
  */
 async function closeIncident(deps: ProcessingDeps, job: IncidentJob, logger?: Logger): Promise<void> {
   const claims = await deps.stores.batch(async () => {
     const incident = await deps.stores.incidents.getByAlert(job.alertId);
-    if (incident?.status !== "open") return [];
-    const at = deps.clock.now();
-    await deps.stores.incidents.close(incident.id, at);
-    logger?.debug({ incidentIid: incident.iid }, "incident closed");
-    return claimIncidentEvent(deps, "incident.closed", job, { id: job.alertId, projectId: incident.projectId }, at);
+    if (!incident) return [];
+    let closedAt = incident.closedAt ?? deps.clock.now();
+    if (incident.status === "open") {
+      closedAt = deps.clock.now();
+      await deps.stores.incidents.close(incident.id, closedAt);
+      logger?.debug({ incidentIid: incident.iid }, "incident closed");
+    }
+    const alert = { id: job.alertId, projectId: incident.projectId };
+    return claimIncidentEvent(deps, "incident.closed", incidentCloseOp(job.alertId), job, alert, closedAt);
   });
   if (claims.length) await deps.reactions.enqueue(claims);
 }

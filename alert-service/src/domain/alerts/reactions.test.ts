@@ -124,7 +124,7 @@ describe("Reactions: every path that changes an alert emits its event into the d
       `${c}:alert.resolved:${autoResolveJobId(auto)}`,
       `${d}:incident.opened:incident-open-${d}`,
       `${d}:alert.resolved:r3`,
-      `${d}:incident.closed:incident-close-${d}-r3`,
+      `${d}:incident.closed:incident-close-${d}`,
     ]);
     expect(rec.claimed.slice(2).map((e) => e.by)).toEqual(["auto-resolve", "incident", "processing", "incident"]);
   });
@@ -167,6 +167,16 @@ describe("Reactions: every path that changes an alert emits its event into the d
     const opened = `${alertId}:incident.opened:incident-open-${alertId}`;
     expect(rec.ids().slice(2)).toEqual([acked, acked, opened, opened]);
     expect((await stores.incidents.list(PROJECT, undefined, 0, 10)).total).toBe(1);
+    // The close: a re-run finds the incident closed and claims the same event, at the same time;
+    // so does another close job of the alert.
+    const close: IncidentJob = { ...open, kind: "close", requestId: "r9" };
+    await incidentJob(deps, close);
+    clock.advance(1000);
+    await incidentJob(deps, close);
+    await incidentJob(deps, { ...close, requestId: "r10" });
+    const closed = `${alertId}:incident.closed:incident-close-${alertId}`;
+    expect(rec.ids().slice(6)).toEqual([closed, closed, closed]);
+    expect(new Set(rec.claimed.slice(6).map((e) => e.at.getTime())).size).toBe(1);
   });
 });
 
