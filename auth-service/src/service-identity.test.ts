@@ -1,72 +1,41 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type AppError, type CallContext, type RunningService, sha256, silentLogger, systemClock } from "@tocsin/core";
-import { createClient, type PromiseClient } from "@tocsin/grpc";
 import { authV1 } from "@tocsin/proto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { loadConfig } from "./config.js";
-import { createAuthService } from "./service.js";
-import { MongoAuthStore } from "./store/mongo-auth-store.js";
+import {
+  ADMIN_TOKEN,
+  type AuthOverGrpc,
+  as,
+  type Client,
+  fail,
+  onEachStore,
+  startAuthOverGrpc,
+  sys,
+} from "./service.fixtures.js";
 
-const { AccessLevel, Plan, IntegrationType, EndpointKind, EndpointState } = authV1;
-type Client = PromiseClient<typeof authV1.AuthServiceService>;
+/**
+ * auth-service over gRPC, on SQLite and on MongoDB: the bootstrap admin token, users and their
+ * e-mails, personal access tokens, groups, projects, inherited memberships, visibility and tiers.
+ * Integration keys, webhook endpoints and the watch stream: service-integration-keys.test.ts.
+ */
 
-const ADMIN_TOKEN = "admin-token-for-auth-tests-0123";
-const sys: CallContext = { requestId: "test" };
-const as = (userId: number): CallContext => ({ requestId: "test", principal: { userId } });
-const fail = (p: Promise<unknown>) =>
-  p.then(
-    () => expect.fail("expected a failure"),
-    (e: unknown) => e as AppError,
-  );
+const { AccessLevel, Plan } = authV1;
 
-const mongoUrl = inject("mongoUrl");
-const mongoDb = `tocsin_test_auth_grpc_${process.pid}_${Date.now().toString(36)}`;
-if (!mongoUrl) console.warn("auth-service gRPC suite on MongoDB SKIPPED: no MongoDB-protocol server");
-
-describeService("SQLite", {});
-describe.skipIf(!mongoUrl)("MongoDB", () => {
-  afterAll(async () => {
-    const store = await MongoAuthStore.connect(mongoUrl, mongoDb);
-    await store.drop();
-    await store.close();
-  });
-  describeService("MongoDB", { MONGO_URL: mongoUrl, MONGO_DB: mongoDb });
-});
+onEachStore(inject("mongoUrl"), describeService);
 
 function describeService(label: string, storeEnv: Record<string, string>) {
   describe(`auth-service over gRPC (${label})`, () => {
-    let dir: string;
-    let service: RunningService;
+    let auth: AuthOverGrpc;
     let client: Client;
     let rootId: number;
 
     beforeAll(async () => {
-      dir = mkdtempSync(join(tmpdir(), "auth-grpc-"));
-      service = await createAuthService(
-        loadConfig({
-          AUTH_SERVICE_ADDR: "127.0.0.1:0",
-          DATA_DIR: dir,
-          ADMIN_TOKEN,
-          SECRET_KEY: "secret-key-for-tests-0123456789",
-          LOG_LEVEL: "silent",
-          ...storeEnv,
-        }),
-        { logger: silentLogger(), clock: systemClock },
-      );
-      client = createClient(authV1.AuthServiceService, { target: "auth", address: service.address });
-      rootId = (await client.authenticateToken({ token: ADMIN_TOKEN }, sys)).principal?.userId ?? 0;
+      auth = await startAuthOverGrpc(storeEnv);
+      ({ client, rootId } = auth);
     });
     afterAll(async () => {
-      client.close();
-      await service.stop();
-      rmSync(dir, { recursive: true, force: true });
+      await auth?.stop();
     });
 
-    const createUser = async (username: string) =>
-      (await client.createUser({ username, email: `${username}@example.com`, name: username, admin: false }, as(rootId)))
-        .user as authV1.User;
+    const createUser = (username: string) => auth.createUser(username);
 
     it("authenticates the bootstrap admin token", async () => {
       const { principal } = await client.authenticateToken({ token: ADMIN_TOKEN }, sys);
@@ -215,105 +184,6 @@ function describeService(label: string, storeEnv: Record<string, string>) {
         ancestorGroupIds: [],
         accessLevel: 50,
       });
-    });
-
-    it("issues integration keys and resolves webhook endpoints by tier and state", async () => {
-      const frank = await createUser("frank");
-      const group = (await client.createGroup({ name: "Mon", path: "mon", parentId: 0, plan: 0 }, as(frank.id)))
-        .group as authV1.Group;
-      const project = (await client.createProject({ name: "svc", path: "", namespaceId: group.id }, as(frank.id)))
-        .project as authV1.Project;
-      const issue = async (integrationId: number, type: authV1.IntegrationType) =>
-        (await client.issueIntegrationKey({ projectId: project.id, integrationId, type, active: true }, sys))
-          .key as authV1.IntegrationKey;
-      const first = await issue(101, IntegrationType.INTEGRATION_TYPE_HTTP);
-      const second = await issue(102, IntegrationType.INTEGRATION_TYPE_HTTP);
-      const prom = await issue(103, IntegrationType.INTEGRATION_TYPE_PROMETHEUS);
-      expect(first.token).toMatch(/^[0-9a-f]{32}$/);
-      expect(first.endpointIdentifier).toMatch(/^[0-9a-f]{16}$/);
-      const keys = (await client.listIntegrationKeys({ projectId: project.id }, sys)).keys;
-      expect(keys.map((k) => [k.integrationId, k.token])).toEqual([
-        [101, first.token],
-        [102, second.token],
-        [103, prom.token],
-      ]);
-
-      const resolve = (kind: authV1.EndpointKind, endpointIdentifier = "", path = "MON/svc") =>
-        client.resolveIntegrationEndpoint({ projectFullPath: path, kind, endpointIdentifier }, sys);
-      const r1 = await resolve(EndpointKind.ENDPOINT_KIND_HTTP, first.endpointIdentifier);
-      expect(r1).toMatchObject({
-        state: EndpointState.ENDPOINT_STATE_ACTIVE,
-        projectId: project.id,
-        integrationId: 101,
-        tier: Plan.PLAN_FREE,
-      });
-      expect(Buffer.from(r1.tokenSha256).equals(sha256(first.token))).toBe(true);
-      expect((await resolve(EndpointKind.ENDPOINT_KIND_HTTP, second.endpointIdentifier)).state).toBe(
-        EndpointState.ENDPOINT_STATE_UNAVAILABLE,
-      );
-      expect((await resolve(EndpointKind.ENDPOINT_KIND_HTTP_LEGACY)).integrationId).toBe(101);
-      expect((await resolve(EndpointKind.ENDPOINT_KIND_PROMETHEUS)).integrationId).toBe(103);
-      expect((await resolve(EndpointKind.ENDPOINT_KIND_HTTP, "0000000000000000")).state).toBe(
-        EndpointState.ENDPOINT_STATE_NOT_FOUND,
-      );
-      expect((await resolve(EndpointKind.ENDPOINT_KIND_HTTP_LEGACY, "", "nope/nope")).state).toBe(
-        EndpointState.ENDPOINT_STATE_NOT_FOUND,
-      );
-
-      await client.setNamespacePlan({ namespaceId: group.id, plan: Plan.PLAN_PREMIUM }, as(rootId));
-      expect((await resolve(EndpointKind.ENDPOINT_KIND_HTTP, second.endpointIdentifier)).state).toBe(
-        EndpointState.ENDPOINT_STATE_ACTIVE,
-      );
-      await client.setIntegrationKeyActive({ integrationId: 102, active: false }, sys);
-      expect((await resolve(EndpointKind.ENDPOINT_KIND_HTTP, second.endpointIdentifier)).state).toBe(
-        EndpointState.ENDPOINT_STATE_INACTIVE,
-      );
-
-      const reset = (await client.resetIntegrationKey({ integrationId: 101 }, sys)).key;
-      expect(reset?.token).not.toBe(first.token);
-      expect(reset?.endpointIdentifier).toBe(first.endpointIdentifier);
-      await client.deleteIntegrationKey({ integrationId: 101 }, sys);
-      await client.deleteIntegrationKey({ integrationId: 101 }, sys);
-      expect((await resolve(EndpointKind.ENDPOINT_KIND_HTTP, first.endpointIdentifier)).state).toBe(
-        EndpointState.ENDPOINT_STATE_NOT_FOUND,
-      );
-      const dup = await fail(issue(102, IntegrationType.INTEGRATION_TYPE_HTTP));
-      expect(dup.code).toBe("ALREADY_EXISTS");
-    });
-
-    it("streams key and plan changes to watchers until they cancel", async () => {
-      const gina = await createUser("gina");
-      const group = (await client.createGroup({ name: "W", path: "watch", parentId: 0, plan: 0 }, as(gina.id)))
-        .group as authV1.Group;
-      const project = (await client.createProject({ name: "p", path: "", namespaceId: group.id }, as(gina.id)))
-        .project as authV1.Project;
-      const stream = client.stream("watchIntegrationKeys", {}, sys);
-      const events: authV1.WatchIntegrationKeysResponse[] = [];
-      let subscribed: () => void = () => {};
-      const ready = new Promise<void>((resolve) => {
-        subscribed = resolve;
-      });
-      const three = new Promise<void>((resolve) =>
-        stream.on("data", (e: authV1.WatchIntegrationKeysResponse) => {
-          events.push(e);
-          if (events.length === 1) subscribed();
-          if (events.length === 3) resolve();
-        }),
-      );
-      stream.on("error", () => {});
-      await ready;
-      await client.issueIntegrationKey(
-        { projectId: project.id, integrationId: 201, type: IntegrationType.INTEGRATION_TYPE_HTTP, active: true },
-        sys,
-      );
-      await client.setNamespacePlan({ namespaceId: group.id, plan: Plan.PLAN_PREMIUM }, as(rootId));
-      await three;
-      expect(events).toEqual([
-        { projectId: 0, projectFullPath: "", all: true },
-        { projectId: project.id, projectFullPath: "watch/p", all: false },
-        { projectId: 0, projectFullPath: "", all: true },
-      ]);
-      stream.cancel();
     });
   });
 }
