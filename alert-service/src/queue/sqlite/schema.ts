@@ -70,13 +70,23 @@ CREATE INDEX IF NOT EXISTS jobs_pending_units ON jobs (lane, seq, units, done) W
  * and the job runs again — harmless, jobs are idempotent, and the alert data they wrote is itself
  * committed with NORMAL (service.ts).
  */
-export function openQueueDb(file: string, checkpoints: Checkpoints): Db {
+export function openQueueDb(file: string, checkpoints: Checkpoints, ordered = true): Db {
   const db = openSqlite(file, { checkpoints });
   db.exec(SCHEMA);
   addPackColumns(db);
   db.exec(INDEXES);
+  if (!ordered) db.exec(DUE_INDEX);
   return db;
 }
+
+/**
+ * An unordered queue (timers, mail) reads a lane's due jobs by `run_after`: without this index
+ * that read sorted every pending job of the lane, delayed ones included — one auto-resolve or
+ * unsilence timer per alert made each wake of its loop linear in them (520 µs at 5,000 pending,
+ * 8.8 ms at 55,000; 32 µs with it). Ordered queues (the alert lanes, the channels) read by `seq`
+ * and do not pay for it on their adds.
+ */
+const DUE_INDEX = "CREATE INDEX IF NOT EXISTS jobs_pending_due ON jobs (lane, run_after, seq) WHERE status = 'pending';";
 
 /** A file written before packs gains their two columns (its rows are single jobs: 1 unit, none done). */
 function addPackColumns(db: Db): void {

@@ -44,7 +44,7 @@ export class SqliteJobQueue implements JobQueue {
   private running = false;
 
   constructor(private readonly opts: SqliteQueueOptions) {
-    this.db = openQueueDb(opts.file, opts.checkpoints ?? "here");
+    this.db = openQueueDb(opts.file, opts.checkpoints ?? "here", opts.ordered !== false);
     const durable = (opts.synchronous ?? "FULL") === "FULL" && opts.file !== ":memory:";
     this.commits = new GroupCommit(
       this.db,
