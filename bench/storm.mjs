@@ -11,7 +11,8 @@
 //   --quick          everything short (≈ 2 min), for iterations
 //   --only LIST      single,batch,paced (default all; paced needs single for the max rate, or --rate)
 //   --rate N         max accept rate to pace from, instead of the measured one
-//   --queue LIST     local,redis,mongo: Tocsin variants, each its own column (default local)
+//   --queue LIST     local,redis,mongo,silenced: Tocsin variants, each its own column (default local);
+//                    silenced: local with --silences N active silences (default 1000; issue 24)
 //   --cpu-prof DIR   gateway and alert-service under --cpu-prof (`node bench/alert-profile.mjs DIR/<variant>`)
 //   --json FILE      every figure as JSON (default bench/results/storm-<date>.json)
 // Single posts: wrk, 1 thread, 50 connections, a distinct ~150-byte alert per request. Batches:
@@ -30,6 +31,7 @@ import { issue25Rows, issue25Table } from "./storm/issue25.mjs";
 import { quiet } from "./storm/measure.mjs";
 import { correctness, pacedBaseline, pacedPhase, round } from "./storm/phases.mjs";
 import { kindTable, targetsTable } from "./storm/report.mjs";
+import { silenceRows, silenceTable } from "./storm/silences.mjs";
 import { listed, startTocsin, waitProcessed } from "./storm/tocsin.mjs";
 
 const { values: opt } = parseArgs({
@@ -42,6 +44,7 @@ const { values: opt } = parseArgs({
     only: { type: "string", default: "single,batch,paced" },
     rate: { type: "string" },
     queue: { type: "string", default: "local" },
+    silences: { type: "string", default: "1000" },
     "cpu-prof": { type: "string" },
     json: { type: "string" },
   },
@@ -56,7 +59,8 @@ const CFG = {
   only: opt.only.split(",").map((s) => s.trim()),
   variants: opt.queue.split(",").map((s) => s.trim()),
 };
-for (const v of CFG.variants) if (!["local", "redis", "mongo"].includes(v)) throw new Error(`--queue: unknown variant ${v}`);
+for (const v of CFG.variants)
+  if (!["local", "redis", "mongo", "silenced"].includes(v)) throw new Error(`--queue: unknown variant ${v}`);
 const log = (...a) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...a);
 const git = (...args) => {
   try {
@@ -100,7 +104,7 @@ async function startTargets(stack) {
   ];
   for (const variant of CFG.variants) {
     log(`starting Tocsin (${variant}) ...`);
-    const t = await startTocsin(variant, { cpuProfDir: opt["cpu-prof"] });
+    const t = await startTocsin(variant, { cpuProfDir: opt["cpu-prof"], silences: Number(opt.silences) });
     stack.push(t.stop);
     const s = t.seed;
     targets.push({
@@ -206,7 +210,9 @@ async function main() {
   }
   const issue25 = targets.length ? issue25Rows(targets, rounds) : [];
   issue25Table(issue25);
-  const record = { ...head, targets: targets.map((t) => t.name), rounds, extra, issue25, error: failed?.message };
+  const silenced = targets.length ? silenceRows(targets, rounds) : [];
+  silenceTable(silenced, Number(opt.silences));
+  const record = { ...head, targets: targets.map((t) => t.name), rounds, extra, issue25, silenced, error: failed?.message };
   const file = opt.json ?? join(ROOT, "bench", "results", `storm-${head.date.replace(/[:.]/g, "-")}.json`);
   mkdirSync(join(file, ".."), { recursive: true });
   writeFileSync(file, JSON.stringify(record, null, 2));

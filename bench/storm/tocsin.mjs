@@ -4,7 +4,8 @@
 //   local  embedded default: SQLite stores, in-process SQLite queue (no REDIS_URL);
 //   redis  BullMQ on a private redis-server with `--appendonly yes --appendfsync always`, so a 202
 //          still means "on disk";
-//   mongo  FerretDB (SQLite backend) for the stores + the same BullMQ/Redis.
+//   mongo  FerretDB (SQLite backend) for the stores + the same BullMQ/Redis;
+//   silenced  the embedded default with `silences` active silences in the loaded project (issue 24).
 import { rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +14,7 @@ import { alertV1 } from "@tocsin/proto";
 import * as L from "../alert-load.mjs";
 import { seed, smoke } from "../alert-seed.mjs";
 import { startFerretDb, startSystem } from "../alert-system.mjs";
+import { addSilences } from "./silences.mjs";
 
 /** Lifts the per-integration webhook budget (default 6,000/min) so that the load is not 429'd. */
 async function unlimit(url, s) {
@@ -24,11 +26,11 @@ async function unlimit(url, s) {
 }
 
 /**
- * Starts one Tocsin variant ("local", "redis" or "mongo"); `cpuProfDir` runs the gateway and
+ * Starts one Tocsin variant ("local", "redis", "mongo" or "silenced"); `cpuProfDir` runs the gateway and
  * alert-service under --cpu-prof. Resolves to `{ name, url, seed, grpc, pids, logBytes(), stop() }`.
  */
-export async function startTocsin(variant, { cpuProfDir } = {}) {
-  const queue = variant === "local" ? "local" : "redis";
+export async function startTocsin(variant, { cpuProfDir, silences = 1000 } = {}) {
+  const queue = variant === "local" || variant === "silenced" ? "local" : "redis";
   const logFile = join(tmpdir(), `tocsin-storm-${variant}-${process.pid}-${Date.now()}.log`);
   const ferret = variant === "mongo" ? await startFerretDb() : null;
   // The gateway's profile is named; alert-service's are not, so that its processing thread writes
@@ -75,6 +77,7 @@ export async function startTocsin(variant, { cpuProfDir } = {}) {
     if (!s.prometheus?.url) throw new Error(`no Prometheus integration: ${s.prometheus?.error}`);
     await unlimit(sys.url, s);
     await smoke(sys.url, s);
+    if (variant === "silenced") await addSilences(sys.url, s, silences);
     const pids = { ...sys.procs, ...(ferret ? { ferretdb: ferret.pid } : {}) };
     const logBytes = () => {
       try {
