@@ -152,9 +152,12 @@ async function secretsAtRest(raw: DestinationStore, secretKey: string | undefine
   return sealedDestinationStore(raw, box);
 }
 
-/** Each destination's send slots: in Redis with BullMQ (every replica's sends spaced), else in memory. */
-function sendSlotsOf(opts: Pick<ChannelsRuntimeOptions, "redisUrl" | "queuePrefix" | "logger">) {
-  if (!opts.redisUrl) return { slots: createLocalSendSlots(), close: () => undefined };
+/**
+ * Each destination's send slots: in Redis with BullMQ (every replica's sends spaced), else in
+ * memory; no Redis connection when pacing is off (`CHANNEL_MIN_INTERVAL_MS=0`: no slot is asked for).
+ */
+function sendSlotsOf(opts: Pick<ChannelsRuntimeOptions, "config" | "redisUrl" | "queuePrefix" | "logger">) {
+  if (!opts.redisUrl || opts.config.channels.minIntervalMs <= 0) return { slots: createLocalSendSlots(), close: () => undefined };
   const redis = new Redis(opts.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
   redis.on("error", () => undefined); // reconnects by itself; the local slots cover the gap
   const logger = opts.logger.child({ component: "channel-slots" });

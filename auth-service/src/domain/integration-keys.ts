@@ -2,15 +2,12 @@ import {
   AppError,
   type CallContext,
   type Clock,
+  checkGraceSeconds,
   forbidden,
-  invalidArgument,
   notFound,
   paramMissing,
   randomHex,
 } from "@tocsin/core";
-
-/** Longest overlap of an old and a new key after a reset: one day. */
-const MAX_GRACE_SECONDS = 86_400;
 
 import { resolveActor } from "./actor.js";
 import type { Directory, ProjectView } from "./directory.js";
@@ -142,10 +139,7 @@ export class IntegrationKeyService {
    * that long; with 0 it stops at once, and so does any earlier key still in its grace.
    */
   async reset(ctx: CallContext, integrationId: number, graceSeconds = 0): Promise<KeyView> {
-    if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > MAX_GRACE_SECONDS) {
-      const why = `must be an integer from 0 to ${MAX_GRACE_SECONDS}`;
-      throw invalidArgument("GRACE_PERIOD_INVALID", `grace_period_seconds ${why}`, { grace_period_seconds: [why] });
-    }
+    checkGraceSeconds(graceSeconds);
     const { key, view } = await this.existing(ctx, integrationId);
     const token = randomHex(16);
     const updated = await this.store.updateIntegrationKey(integrationId, {

@@ -3,6 +3,7 @@ export * from "./config.js";
 export * from "./context.js";
 export * from "./crypto.js";
 export * from "./errors.js";
+export * from "./grace.js";
 export * from "./json-depth.js";
 export * from "./keyed-lock.js";
 export * from "./logger.js";

@@ -15,6 +15,7 @@ export function HookSecretRotation({ fullPath, hook }: { fullPath: string; hook:
   const overlapping = until !== null && Date.parse(until) > Date.now();
   return (
     <section className="stack" aria-label={`Signing secret of ${hook.url}`}>
+      <h3>Signing secret</h3>
       <dl className="facts">
         <dt>Previous signing secret</dt>
         <dd>

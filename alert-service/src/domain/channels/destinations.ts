@@ -1,4 +1,4 @@
-import { type CallContext, type Clock, invalidArgument, notFound, paramMissing } from "@tocsin/core";
+import { type CallContext, type Clock, checkGraceSeconds, notFound, paramMissing } from "@tocsin/core";
 import type { ProjectAccess } from "../ports.js";
 import { ACCESS, type ProjectRef } from "../types.js";
 import type { DestinationStore } from "./ports.js";
@@ -42,15 +42,6 @@ interface IssuedHook {
 }
 
 const integrationNotFound = () => notFound("Integration");
-
-/** The longest overlap of a rotated signing secret, as for an integration key's grace (a day). */
-const MAX_SIGNING_GRACE_SECONDS = 86_400;
-
-function checkGrace(graceSeconds: number) {
-  if (Number.isInteger(graceSeconds) && graceSeconds >= 0 && graceSeconds <= MAX_SIGNING_GRACE_SECONDS) return;
-  const why = `must be an integer from 0 to ${MAX_SIGNING_GRACE_SECONDS}`;
-  throw invalidArgument("GRACE_PERIOD_INVALID", `grace_period_seconds ${why}`, { grace_period_seconds: [why] });
-}
 const hookNotFound = () => notFound("Hook");
 
 /** The configuration of chat integrations and hooks: Maintainer+, reads included. */
@@ -203,7 +194,7 @@ export function createDestinations(deps: DestinationsDeps): Destinations {
       await deps.store.delete(p.id, id);
     },
     async rotateHookSecret(idOrPath, id, graceSeconds, ctx) {
-      checkGrace(graceSeconds);
+      checkGraceSeconds(graceSeconds);
       const p = await project(idOrPath, ctx);
       const old = await hookOf(p.id, id);
       const signingSecret = newSigningSecret();
